@@ -1,0 +1,76 @@
+"""The `envsnap` command line: parse, call the library, render, exit.
+
+Exit codes: 0 ok; 1 a check failed (verify mismatch, --strict, --fail-on); 2 usage error or bad
+input. Every error is one line on stderr; `--debug` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from envsnap._version import __version__
+from envsnap.errors import EnvsnapError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="envsnap", message="%(prog)s %(version)s")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+def cli(debug: bool) -> None:
+    """Capture the conditions of an ML run, and rank the differences that can change results."""
+
+
+# Each module registers its commands on `cli` when imported.
+from envsnap.cli import (  # noqa: E402, F401
+    capture_cmd,
+    check_cmd,
+    ckpt_cmd,
+    diff_cmd,
+    inspect_cmd,
+    trace_cmd,
+)
+
+
+def _say_error(message: str) -> None:
+    text = " ".join(str(message).split())
+    click.echo(f"envsnap: error: {text}", err=True)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point. Never lets a traceback reach the user unless --debug is given."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        result = cli.main(args=args, prog_name="envsnap", standalone_mode=False)
+        code = result if isinstance(result, int) else 0
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        _say_error("aborted")
+        code = 130
+    except click.UsageError as exc:
+        command = exc.ctx.command_path if exc.ctx else "envsnap"
+        _say_error(f"{exc.format_message()} (see '{command} --help')")
+        code = 2
+    except click.ClickException as exc:
+        _say_error(exc.format_message())
+        code = 2
+    except EnvsnapError as exc:
+        if debug:
+            raise
+        _say_error(str(exc))
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        _say_error("interrupted")
+        code = 130
+    except BrokenPipeError:
+        code = 0  # the reader went away (e.g. `| head`); nothing left to say
+    except Exception as exc:
+        if debug:
+            raise
+        _say_error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)")
+        code = 2
+    sys.stdout.flush()
+    sys.exit(code)

@@ -1,0 +1,1 @@
+"""Renderers turn reports and manifests into text. They return strings and never print."""

@@ -1,0 +1,13 @@
+"""The `tokenizer` section: tokenizer configuration and file digests."""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict
+
+from envsnap.sections.base import Section
+
+
+class TokenizerSection(Section):
+    """Reserved: its typed fields are defined by the collector that fills it."""
+
+    model_config = ConfigDict(extra="allow")

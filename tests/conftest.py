@@ -1,0 +1,119 @@
+"""Shared fixtures: real git repositories, and the CLI run in-process or as a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run real git with a fixed identity and no user/system config leaking in."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.com",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.com",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    done = subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., Path]:
+    """Create a real git repository with one commit (or none) under tmp_path."""
+
+    def factory(name: str = "repo", *, commit: bool = True) -> Path:
+        root = tmp_path / name
+        root.mkdir()
+        git(root, "init", "-q")
+        if commit:
+            (root / "train.py").write_text("print('train')\n")
+            (root / ".gitignore").write_text("*.log\n")
+            git(root, "add", "-A")
+            git(root, "commit", "-q", "-m", "initial")
+        return root
+
+    return factory
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
+    """Run `envsnap ARGS` in-process and return exit code, stdout and stderr."""
+    from envsnap.cli import main
+
+    def invoke(*args: str, cwd: Path | None = None) -> CliResult:
+        previous = Path.cwd()
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = int(exc.code or 0)
+        finally:
+            os.chdir(previous)
+        captured = capsys.readouterr()
+        return CliResult(code=code, out=captured.out, err=captured.err)
+
+    return invoke
+
+
+@pytest.fixture
+def run_cli_process() -> Callable[..., CliResult]:
+    """Run `python -m envsnap ARGS` as a real subprocess."""
+
+    def invoke(
+        *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+    ) -> CliResult:
+        done = subprocess.run(
+            [sys.executable, "-m", "envsnap", *args],
+            cwd=cwd,
+            env=env if env is not None else dict(os.environ),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return CliResult(code=done.returncode, out=done.stdout, err=done.stderr)
+
+    return invoke
+
+
+@pytest.fixture
+def clean_cwd(tmp_path: Path) -> Iterator[Path]:
+    """Run a test from an empty directory outside any repository."""
+    previous = Path.cwd()
+    work = tmp_path / "cwd"
+    work.mkdir()
+    os.chdir(work)
+    try:
+        yield work
+    finally:
+        os.chdir(previous)
