@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from envsnap.collectors.base import CaptureContext
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -117,3 +119,39 @@ def clean_cwd(tmp_path: Path) -> Iterator[Path]:
         yield work
     finally:
         os.chdir(previous)
+
+
+def capture_context(
+    cwd: Path, env: dict[str, str] | None = None, budget_s: float = 30.0
+) -> CaptureContext:
+    """A CaptureContext on `cwd` with a controlled environment (default: this process's)."""
+    import time
+
+    return CaptureContext(
+        env=dict(os.environ) if env is None else env,
+        cwd=cwd,
+        deadline=time.monotonic() + budget_s,
+    )
+
+
+def reads_blocked_by_chmod(directory: Path) -> bool:
+    """Whether `chmod 000` stops this process reading a file (not so for root)."""
+    probe = directory / ".chmod-probe"
+    probe.write_text("x")
+    probe.chmod(0)
+    try:
+        probe.read_bytes()
+    except PermissionError:
+        return True
+    finally:
+        probe.chmod(0o600)
+        probe.unlink()
+    return False
+
+
+@pytest.fixture
+def no_git_env(tmp_path: Path) -> dict[str, str]:
+    """This process's environment with a PATH that holds no git binary."""
+    bin_dir = tmp_path / "bin-without-git"
+    bin_dir.mkdir()
+    return {**os.environ, "PATH": str(bin_dir)}

@@ -1,11 +1,18 @@
-"""The in-job API: capture from inside a training script without ever breaking it."""
+"""The in-job API: capture from inside a training script without ever breaking it.
+
+Live objects (model, optimizer, data loader...) reach the collectors through
+`CaptureContext.inputs`; nothing here raises into the training loop. A failure of the whole
+capture still returns a manifest, whose `collectors.capture` record says what went wrong.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from envsnap.manifest import CollectorRecord, Manifest, RunInfo, ToolInfo
@@ -14,43 +21,68 @@ logger = logging.getLogger("envsnap")
 
 
 def capture(
-    path: str | Path | None = None,
+    path: str | os.PathLike[str] | None = None,
     *,
+    model: Any = None,
+    optimizer: Any = None,
+    scheduler: Any = None,
+    scaler: Any = None,
+    dataloader: Any = None,
+    data: Any = None,
+    tokenizer: Any = None,
+    templates: Any = None,
+    seeds: Any = None,
+    parallel: dict[str, Any] | None = None,
+    precision: dict[str, Any] | None = None,
     label: str | None = None,
     extra: dict[str, Any] | None = None,
     only: list[str] | None = None,
     skip: list[str] | None = None,
     budget_s: float | None = None,
-    **inputs: Any,
 ) -> Manifest:
-    """Capture this process. Job objects (model=, optimizer=, ...) are passed by keyword."""
-    import os
+    """Capture this process and the job's objects; write atomically to `path` when given.
 
+    `data`: a path, a list of paths, a dict of name -> path / datasets.Dataset /
+    {"path", "mode", "versions"}, or a dataset. `tokenizer`: a directory or a tokenizer
+    object. `templates`: a list of paths, or a dict of name -> Path (file) or str (text).
+    `parallel` / `precision`: declared fields (e.g. {"grad_accum_steps": 8,
+    "loss_normalization": "per_token_mean"}). Never raises: problems are recorded in the
+    manifest and logged on the "envsnap" logger.
+    """
+    inputs = {
+        name: value
+        for name, value in {
+            "model": model,
+            "optimizer": optimizer,
+            "scheduler": scheduler,
+            "scaler": scaler,
+            "dataloader": dataloader,
+            "data": data,
+            "tokenizer": tokenizer,
+            "templates": templates,
+            "seeds": seeds,
+            "parallel": parallel,
+            "precision": precision,
+        }.items()
+        if value is not None
+    }
     started = time.perf_counter()
     try:
         from envsnap.capture import capture_process
         from envsnap.config import discover_config
+        from envsnap.inputs import with_data_budget
 
+        _keep_public_name()
         config = discover_config(Path.cwd())
         if budget_s is not None:
             config = config.with_overrides(budget_s=budget_s)
+        config = with_data_budget(config, inputs)
         manifest = capture_process(
             config=config, only=only, skip=skip, label=label, inputs=inputs, extra=extra
         )
     except Exception as exc:
         logger.warning("envsnap: capture failed: %s", exc)
-        manifest = Manifest(
-            tool=ToolInfo(version=_version(), collectors_requested=[], collectors_run=[]),
-            created_at=datetime.now(timezone.utc),
-            run=RunInfo(argv=[], cwd=os.getcwd(), label=label, pid=os.getpid()),
-            collectors={
-                "capture": CollectorRecord(
-                    status="error",
-                    reason=f"{type(exc).__name__}: {exc}"[:500],
-                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
-                )
-            },
-        ).sealed()
+        manifest = _failed(exc, label, started)
     if path is not None:
         try:
             from envsnap.manifest import write_manifest
@@ -61,7 +93,40 @@ def capture(
     return manifest
 
 
-def _version() -> str:
-    from envsnap._version import __version__
+def _keep_public_name() -> None:
+    """Importing the `envsnap.capture` module rebinds the package attribute `envsnap.capture`
+    to that module, shadowing this function; bind the function back so later calls work."""
+    import envsnap
 
-    return __version__
+    if isinstance(getattr(envsnap, "capture", None), ModuleType):
+        envsnap.capture = capture  # type: ignore[assignment]
+
+
+def load(path: str | os.PathLike[str]) -> Manifest:
+    """Read and validate a manifest file (raises `envsnap.errors.ManifestError`)."""
+    from envsnap.manifest import load as _load
+
+    return _load(path)
+
+
+def _failed(exc: Exception, label: str | None, started: float) -> Manifest:
+    from envsnap._version import __version__
+    from envsnap.redact import DEFAULT_REDACTOR
+
+    return Manifest(
+        tool=ToolInfo(version=__version__, collectors_requested=[], collectors_run=[]),
+        created_at=datetime.now(timezone.utc),
+        run=RunInfo(
+            argv=[],
+            cwd=os.environ.get("PWD", ""),  # os.getcwd() itself raises if the cwd was removed
+            label=DEFAULT_REDACTOR.redact_text(label) if label else label,
+            pid=os.getpid(),
+        ),
+        collectors={
+            "capture": CollectorRecord(
+                status="error",
+                reason=DEFAULT_REDACTOR.redact_text(f"{type(exc).__name__}: {exc}")[:500],
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            )
+        },
+    ).sealed()

@@ -3,31 +3,35 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
 import tempfile
 from pathlib import Path
 
+# Python exposes O_TMPFILE only where the OS has it (Linux).
+_O_TMPFILE: int | None = getattr(os, "O_TMPFILE", None)
+
 
 def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write `data` to `path` via a temp file in the same directory, fsync, then rename.
+    """Write `data` to `path`: a temp file in the same directory, fsync, then rename.
 
-    The temp file lives beside the target so the rename never crosses a filesystem. The
-    directory is fsynced too, so the rename itself survives a power loss.
+    The temp file lives beside the target so the rename never crosses a filesystem, and the
+    directory is fsynced so the rename itself survives a power loss. On Linux the data goes
+    to an unnamed O_TMPFILE inode that is given a name only after fsync, just before the
+    rename: a process killed while writing leaves nothing behind, not even a temp file.
+    The new file's mode follows the umask, as a plain `open` would.
     """
     target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    directory = target.parent
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise
+        directory.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file sits where the directory should be
+        raise NotADirectoryError(
+            errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory)
+        ) from None
+    if not _write_unnamed(directory, target, data):
+        _write_named(directory, target, data)
     with contextlib.suppress(OSError):
         dir_fd = os.open(directory, os.O_RDONLY)
         try:
@@ -35,3 +39,62 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
         finally:
             os.close(dir_fd)
     return target
+
+
+def _temp_name(directory: Path, target: Path) -> Path:
+    return directory / f".{target.name}.{secrets.token_hex(6)}.tmp"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
+def _write_unnamed(directory: Path, target: Path, data: bytes) -> bool:
+    """Write through an O_TMPFILE inode; False when the OS or filesystem lacks it."""
+    if _O_TMPFILE is None:
+        return False
+    try:
+        fd = os.open(directory, _O_TMPFILE | os.O_WRONLY, 0o666)
+    except OSError:  # EOPNOTSUPP, EISDIR on old kernels, EINVAL: use a named temp file
+        return False
+    try:
+        _write_all(fd, data)
+        temp = _temp_name(directory, target)
+        try:
+            os.link(f"/proc/self/fd/{fd}", temp, follow_symlinks=True)
+        except OSError:  # no /proc: fall back to a named temp file
+            return False
+        _replace(temp, target)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _write_named(directory: Path, target: Path, data: bytes) -> None:
+    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    temp = Path(temp_name)
+    try:
+        # mkstemp makes the file 0600; give it the mode a plain open() would have.
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
+        _write_all(fd, data)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    os.close(fd)
+    _replace(temp, target)
+
+
+def _replace(temp: Path, target: Path) -> None:
+    try:
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise

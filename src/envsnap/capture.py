@@ -24,6 +24,7 @@ from envsnap.config import CaptureConfig
 from envsnap.errors import EnvsnapError
 from envsnap.manifest import CollectorRecord, CollectorStatus, Manifest, RunInfo, ToolInfo
 from envsnap.redact import Redactor
+from envsnap.sections import SECTION_MODELS
 from envsnap.sections.base import Section
 
 
@@ -96,6 +97,14 @@ def run_collectors(
                 duration_ms=round((time.monotonic() - started_at) * 1000, 3),
             )
             continue
+        expected = SECTION_MODELS.get(name)
+        if outcome.status == "ok" and (
+            expected is None or not isinstance(outcome.section, expected)
+        ):
+            # The manifest has one typed field per section: anything else would break it.
+            got = type(outcome.section).__name__
+            want = expected.__name__ if expected else "a manifest section"
+            outcome.status, outcome.reason = "error", f"returned {got}, expected {want}"
         sections[name] = outcome.section if outcome.status == "ok" else None
         records[name] = CollectorRecord(
             status=outcome.status,
@@ -132,22 +141,21 @@ def build_manifest(
             pid=os.getpid(),
         ),
         collectors=records,
-        extra=_redact_json(extra or {}, redactor),
-        **{name: section for name, section in sections.items()},
+        extra=redactor.redact_json(extra or {}),
+        **{name: section for name, section in sections.items() if section is not None},
     )
-    return manifest.sealed()
+    return _scrubbed(manifest, redactor).sealed()
 
 
-def _redact_json(value: Any, redactor: Redactor, key: str = "") -> Any:
-    if isinstance(value, dict):
-        return {str(k): _redact_json(v, redactor, str(k)) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_redact_json(v, redactor, key) for v in value]
-    if isinstance(value, str):
-        return redactor.redact_value(key, value) if key else redactor.redact_text(value)
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return redactor.redact_text(repr(value))
+def _scrubbed(manifest: Manifest, redactor: Redactor) -> Manifest:
+    """Last line of defence: redact credential-shaped text anywhere in the manifest.
+
+    Collectors already redact what they know to be sensitive; this pass catches what slipped
+    through (a token inside an error message, a path or a value no rule anticipated).
+    """
+    document = manifest.to_document()
+    clean = redactor.redact_json(document, by_name=False)
+    return manifest if clean == document else Manifest.model_validate(clean)
 
 
 def capture_process(

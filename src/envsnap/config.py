@@ -6,11 +6,14 @@ Sources, later ones winning: built-in defaults, `[tool.envsnap]` in the nearest
 
 from __future__ import annotations
 
+import copy
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from envsnap.declared import DECLARED_MODELS, normalize
 from envsnap.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -135,6 +138,8 @@ def config_from_table(table: dict[str, Any], source: str) -> CaptureConfig:
     for key, value in declared.items():
         if not isinstance(value, dict):
             raise ConfigError(f"{source}: [{key}] must be a table")
+        if key in DECLARED_MODELS:
+            declared[key] = normalize(key, value, source)
     changes["declared"] = declared
     return replace(config, **changes)
 
@@ -190,3 +195,48 @@ def load_config(path: Path) -> CaptureConfig:
 def discover_config(start: Path) -> CaptureConfig:
     path = find_config_file(start)
     return load_config(path) if path else CaptureConfig()
+
+
+# Tables `--set` may change: the in-job sections, plus seeds (validated by its own collector).
+SETTABLE_SECTIONS: tuple[str, ...] = (*DECLARED_MODELS, "seeds")
+
+
+def with_declared(config: CaptureConfig, section: str, **values: Any) -> CaptureConfig:
+    """Set declared fields of one in-job section (from flags), validated like the config."""
+    table = {**config.declared.get(section, {}), **values}
+    return replace(config, declared={**config.declared, section: normalize(section, table, "flag")})
+
+
+def _parse_value(text: str) -> Any:
+    """A TOML value (8, 0.5, true, "x", [1, 2]); anything else is kept as a plain string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_sets(config: CaptureConfig, assignments: Sequence[str]) -> CaptureConfig:
+    """Apply `--set section.field=value` overrides (later ones win) and re-validate."""
+    declared = copy.deepcopy(config.declared)
+    touched: set[str] = set()
+    for assignment in assignments:
+        name, sep, text = assignment.partition("=")
+        parts = [part.strip() for part in name.split(".")]
+        if not sep or len(parts) < 2 or not all(parts):
+            raise ConfigError(f"--set {assignment!r}: expected section.field=value")
+        if parts[0] not in SETTABLE_SECTIONS:
+            raise ConfigError(
+                f"--set {assignment!r}: unknown section {parts[0]!r} "
+                f"(one of {', '.join(SETTABLE_SECTIONS)})"
+            )
+        node = declared.setdefault(parts[0], {})
+        for part in parts[1:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"--set {assignment!r}: {part} is not a table")
+            node = child
+        node[parts[-1]] = _parse_value(text.strip())
+        touched.add(parts[0])
+    for section in touched & set(DECLARED_MODELS):
+        declared[section] = normalize(section, declared[section], "--set")
+    return replace(config, declared=declared)

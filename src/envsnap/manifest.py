@@ -7,6 +7,7 @@ a schema version this envsnap knows, with a one-line reason.
 from __future__ import annotations
 
 import json
+import math
 import os
 from datetime import datetime
 from pathlib import Path
@@ -150,8 +151,13 @@ def _version_tuple(version: str) -> tuple[int, ...] | None:
 
 def check_schema_version(version: object, source: str) -> None:
     """Refuse versions this envsnap does not know, naming both versions."""
-    if not isinstance(version, str):
+    if version is None:
         raise ManifestError(f"{source}: not an envsnap manifest (schema_version is missing)")
+    if not isinstance(version, str):
+        raise ManifestError(
+            f"{source}: not a valid envsnap manifest: schema_version must be a string "
+            f"such as {SCHEMA_VERSION!r}, got {type(version).__name__}"
+        )
     if version in KNOWN_SCHEMA_VERSIONS:
         return
     theirs, ours = _version_tuple(version), _version_tuple(SCHEMA_VERSION)
@@ -161,7 +167,7 @@ def check_schema_version(version: object, source: str) -> None:
             f"({__version__}) supports ({SCHEMA_VERSION}); upgrade envsnap to read it"
         )
     raise ManifestError(
-        f"{source}: unknown manifest schema version {version!r}; this envsnap reads "
+        f"{source}: unknown manifest schema version {version[:40]!r}; this envsnap reads "
         f"{', '.join(KNOWN_SCHEMA_VERSIONS)}"
     )
 
@@ -171,6 +177,10 @@ def read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     source = str(path)
     try:
         with open(path, "rb") as handle:
+            # Refuse an oversized file before reading it; the read is capped as well, for
+            # files whose size the OS does not know (pipes, /proc).
+            if os.fstat(handle.fileno()).st_size > MAX_MANIFEST_BYTES:
+                raise ManifestError(_too_large(source))
             data = handle.read(MAX_MANIFEST_BYTES + 1)
     except FileNotFoundError:
         raise ManifestError(f"{source}: no such file") from None
@@ -181,11 +191,26 @@ def read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     return parse_document(data, source)
 
 
+def _too_large(source: str) -> str:
+    return f"{source}: larger than {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB; not a manifest"
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    # json accepts NaN and Infinity, which are not JSON and cannot be digested canonically.
+    raise ValueError(f"{name} is not valid JSON")
+
+
 def parse_document(data: bytes, source: str) -> dict[str, Any]:
+    """Parse bytes as a JSON object; every failure is a `ManifestError` with one line."""
     if len(data) > MAX_MANIFEST_BYTES:
-        raise ManifestError(
-            f"{source}: larger than {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB; not a manifest"
-        )
+        raise ManifestError(_too_large(source))
     if not data.strip():
         raise ManifestError(f"{source}: file is empty")
     try:
@@ -193,13 +218,15 @@ def parse_document(data: bytes, source: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ManifestError(f"{source}: not UTF-8 text (binary data?)") from None
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise ManifestError(
             f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         ) from None
     except RecursionError:
         raise ManifestError(f"{source}: JSON nested too deeply") from None
+    except ValueError as exc:  # NaN/Infinity, out-of-range numbers, over-long integers
+        raise ManifestError(f"{source}: not valid JSON ({exc})") from None
     if not isinstance(document, dict):
         raise ManifestError(f"{source}: not an envsnap manifest (top level is not an object)")
     return document

@@ -1,9 +1,10 @@
-"""Secret redaction for everything envsnap writes: env values, argv and URLs.
+"""Secret redaction for everything envsnap writes: env values, argv, URLs and free text.
 
 Two independent tests decide that something is secret, and either one is enough:
-- the *name* (an env var or a command-line flag) has a word such as TOKEN, KEY or PASSWORD;
+- the *name* (an env var, a command-line flag, a `name=value` pair or a URL query parameter) has
+  a word such as TOKEN, KEY or PASSWORD;
 - the *value* matches a known credential format (Hugging Face, GitHub, OpenAI, AWS, Slack,
-  JWT...), or is a URL with a password in it.
+  JWT, PEM...), is an `Authorization` credential, or is a URL with credentials in it.
 A name-flagged value is replaced whole. A format match replaces only the matching part, so
 `--model-url https://u:p@host/x` still shows the host.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 REDACTED = "<redacted>"
 
@@ -30,6 +32,7 @@ SECRET_NAME_WORDS = frozenset(
         "PASSWORD",
         "PASSWD",
         "PASSPHRASE",
+        "PASS",
         "PWD",
         "CREDENTIAL",
         "CREDENTIALS",
@@ -40,12 +43,43 @@ SECRET_NAME_WORDS = frozenset(
         "SESSION",
         "PRIVATE",
         "SIGNATURE",
+        "SIG",
         "PAT",
         "BEARER",
         "CERT",
         "DSN",
     }
 )
+# In ML code TOKEN(S) usually means text tokens (max_new_tokens, pad_token_id): a name whose
+# only secret word is TOKEN(S) and that also has one of these words is a setting, not a secret.
+_TEXT_TOKEN_WORDS = frozenset(
+    {
+        "MAX",
+        "MIN",
+        "NUM",
+        "PAD",
+        "EOS",
+        "BOS",
+        "UNK",
+        "SEP",
+        "CLS",
+        "MASK",
+        "ID",
+        "IDS",
+        "SPECIAL",
+        "COUNT",
+        "LEN",
+        "LENGTH",
+        "TOTAL",
+        "VOCAB",
+        "PER",
+        "BATCH",
+        "STOP",
+    }
+)
+# Glued forms such as APIKEY, HFTOKEN, DBPASSWORD, AWSSECRETACCESSKEY.
+_GLUED_CONTAINS = ("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+_GLUED_ENDS = ("TOKEN", "APIKEY", "ACCESSKEY", "PRIVATEKEY", "AUTH")
 # Names that contain a secret word but are known not to hold secrets. PWD is the shell's cwd.
 NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "HF_HUB_DISABLE_IMPLICIT_TOKEN"})
 
@@ -55,16 +89,30 @@ _TOKEN_PATTERNS: tuple[str, ...] = (
     r"gh[pousr]_[A-Za-z0-9]{20,}",  # GitHub classic and app tokens
     r"github_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained tokens
     r"glpat-[A-Za-z0-9_\-]{16,}",  # GitLab personal tokens
-    r"sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}",  # OpenAI / Anthropic style keys
+    # OpenAI / Anthropic style keys; not inside a word, so task-/disk- names are left alone.
+    r"(?<![A-Za-z0-9])sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}",
     r"(?:AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key ids
     r"xox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack tokens
     r"AIza[0-9A-Za-z_\-]{35}",  # Google API keys
     r"npm_[A-Za-z0-9]{30,}",  # npm tokens
-    r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}",  # JWTs
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----",  # PEM private keys
+    r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",  # JWTs
+    # PEM private keys: the whole block, or to the end of the text when it was cut short.
+    r"(?s:-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----|.*))",
 )
-# user:password@ (or a bare token@) in any scheme://authority.
+# scheme://userinfo@ in any URL.
 _URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/@\s]+)@")
+# A bare user name in a URL (ssh://git@host) is kept; anything else before `@` is redacted.
+_PLAIN_USER = re.compile(r"[a-z_][a-z0-9_.\-]{0,19}")
+# scp-style git remotes with a password: user:password@host:path.
+_SCP_USERINFO = re.compile(r"^(?P<userinfo>[^@/\s:]+:[^@/\s]+)@(?=[^@\s]+$)")
+# Authorization header credentials; the value must look random (a digit or base64 punctuation).
+_AUTH_SCHEME = re.compile(
+    r"(?P<scheme>\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+)"
+    r"(?=[A-Za-z0-9._~+/=\-]*[0-9+/=])[A-Za-z0-9._~+/=\-]{8,}"
+)
+# `name=` in free text, argv values and URL query strings; the value runs to a separator.
+_ASSIGNED_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)=")
+_VALUE_END = re.compile(r"[\s&;,'\"]")
 _SPLIT_NAME = re.compile(r"[_\-.]+")
 
 
@@ -85,17 +133,44 @@ class Redactor:
         if upper in NOT_SECRET_NAMES:
             return False
         words = [w for w in _SPLIT_NAME.split(upper) if w]
-        if any(word in SECRET_NAME_WORDS for word in words):
-            return True
-        # Glued forms such as APIKEY, ACCESSKEY, HFTOKEN, DBPASSWORD.
+        secret_words = {word for word in words if word in SECRET_NAME_WORDS}
+        if secret_words:
+            text_tokens = secret_words <= {"TOKEN", "TOKENS"} and bool(
+                _TEXT_TOKEN_WORDS.intersection(words)
+            )
+            return not text_tokens
         return any(
-            word.endswith(("TOKEN", "APIKEY", "SECRET", "PASSWORD", "PASSWD")) for word in words
+            word.endswith(_GLUED_ENDS) or any(part in word for part in _GLUED_CONTAINS)
+            for word in words
         )
 
     def redact_text(self, text: str) -> str:
-        """Replace credential-shaped substrings and URL user-info in free text."""
-        text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
-        return self._value_re.sub(REDACTED, text)
+        """Replace credentials in free text: URL user-info, token formats, auth headers and
+        `name=value` pairs whose name is secret-like."""
+        text = _URL_USERINFO.sub(self._userinfo, text)
+        text = self._value_re.sub(REDACTED, text)
+        text = _AUTH_SCHEME.sub(lambda m: m.group("scheme") + REDACTED, text)
+        return self._redact_assignments(text) if "=" in text else text
+
+    def _userinfo(self, match: re.Match[str]) -> str:
+        userinfo = match.group("userinfo")
+        keep = _PLAIN_USER.fullmatch(userinfo) is not None or userinfo == REDACTED
+        return f"{match.group('scheme')}{userinfo if keep else REDACTED}@"
+
+    def _redact_assignments(self, text: str) -> str:
+        # Names are matched without consuming their values, so `--env=HF_TOKEN=x` still finds
+        # HF_TOKEN after the harmless `env=`.
+        parts: list[str] = []
+        done = 0
+        for match in _ASSIGNED_NAME.finditer(text):
+            if match.start() < done or not self.is_secret_name(match.group(1)):
+                continue
+            end = _VALUE_END.search(text, match.end())
+            stop = end.start() if end else len(text)
+            if stop > match.end():
+                parts += [text[done : match.end()], REDACTED]
+                done = stop
+        return "".join([*parts, text[done:]])
 
     def redact_value(self, name: str, value: str) -> str:
         """Redact `value` of the variable `name`: whole when the name is secret-like."""
@@ -115,21 +190,39 @@ class Redactor:
                 out.append(REDACTED)
                 hide_next = False
                 continue
+            # The flag or name itself goes through redact_text too: it may be a token.
             if arg.startswith("-") and "=" not in arg and self.is_secret_name(arg):
-                out.append(arg)
+                out.append(self.redact_text(arg))
                 hide_next = True
                 continue
             if "=" in arg:
                 name, _, value = arg.partition("=")
                 if self.is_secret_name(name) and value:
-                    out.append(f"{name}={REDACTED}")
+                    out.append(f"{self.redact_text(name)}={REDACTED}")
                     continue
             out.append(self.redact_text(arg))
         return out
 
     def redact_url(self, url: str) -> str:
-        """Strip credentials from a URL (git remotes, index URLs)."""
-        return self.redact_text(url)
+        """Strip credentials from a URL (git remotes, index URLs), scp-style remotes included."""
+        return self.redact_text(_SCP_USERINFO.sub(f"{REDACTED}@", url.strip()))
+
+    def redact_json(self, value: Any, *, key: str = "", by_name: bool = True) -> Any:
+        """Redact every string in a JSON-like value.
+
+        With `by_name`, a value under a secret-like key is replaced whole (job-supplied
+        `extra` values). Without it only value formats count: that is the final pass over a
+        whole manifest, whose own field names (pad_token, key...) say nothing about secrets.
+        """
+        if isinstance(value, dict):
+            return {k: self.redact_json(v, key=str(k), by_name=by_name) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.redact_json(v, key=key, by_name=by_name) for v in value]
+        if isinstance(value, str):
+            return self.redact_value(key, value) if by_name and key else self.redact_text(value)
+        if value is None or isinstance(value, (bool, int, float)):
+            return value
+        return self.redact_text(repr(value))
 
 
 DEFAULT_REDACTOR = Redactor()

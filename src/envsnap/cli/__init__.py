@@ -28,8 +28,18 @@ from envsnap.cli import (  # noqa: E402, F401
     check_cmd,
     ckpt_cmd,
     diff_cmd,
+    export_cmd,
+    fleet_cmd,
+    import_cmd,
     inspect_cmd,
+    report_cmd,
+    sign_cmd,
     trace_cmd,
+)
+
+# click >= 8.2 signals a bare group invocation with its own UsageError subclass.
+_NO_ARGS_IS_HELP: type[click.UsageError] | tuple[()] = getattr(
+    click.exceptions, "NoArgsIsHelpError", ()
 )
 
 
@@ -50,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.exceptions.Abort:
         _say_error("aborted")
         code = 130
+    except _NO_ARGS_IS_HELP as exc:  # bare `envsnap`: show the help, as --help would
+        click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+        code = 0
     except click.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx else "envsnap"
         _say_error(f"{exc.format_message()} (see '{command} --help')")
@@ -66,11 +79,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         _say_error("interrupted")
         code = 130
     except BrokenPipeError:
+        _silence_stdout()
         code = 0  # the reader went away (e.g. `| head`); nothing left to say
+    except OSError as exc:  # e.g. -o into a read-only or missing place
+        if debug:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        _say_error(f"{where}{exc.strerror or exc}")
+        code = 2
     except Exception as exc:
         if debug:
             raise
         _say_error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)")
         code = 2
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
     sys.exit(code)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass

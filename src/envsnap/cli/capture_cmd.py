@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from envsnap.cli import cli
 from envsnap.cli.options import emit, split_names
+
+if TYPE_CHECKING:
+    from envsnap.config import CaptureConfig
 
 
 @cli.command()
@@ -41,6 +45,39 @@ from envsnap.cli.options import emit, split_names
     type=click.Path(dir_okay=False, path_type=Path),
     help="Config file (default: nearest envsnap.toml or [tool.envsnap]).",
 )
+@click.option(
+    "--data",
+    "data_paths",
+    multiple=True,
+    metavar="PATH",
+    help="Hash this data file or directory (repeatable).",
+)
+@click.option(
+    "--data-mode",
+    type=click.Choice(["full", "sample", "stat"]),
+    help="full: every byte; sample: head/middle/tail blocks + size; stat: names, sizes, mtimes.",
+)
+@click.option(
+    "--data-budget",
+    type=click.FloatRange(min=0.1),
+    metavar="SECONDS",
+    help="Time limit for data hashing (default 600).",
+)
+@click.option("--tokenizer", "tokenizer_path", metavar="PATH", help="Tokenizer directory.")
+@click.option(
+    "--template",
+    "template_paths",
+    multiple=True,
+    metavar="PATH",
+    help="Template file (repeatable).",
+)
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="SECTION.FIELD=VALUE",
+    help="Override one declared value, e.g. parallel.grad_accum=8 (repeatable).",
+)
 def capture(
     output: str | None,
     label: str | None,
@@ -50,22 +87,61 @@ def capture(
     import_torch: bool,
     budget: float | None,
     config_path: Path | None,
+    data_paths: tuple[str, ...],
+    data_mode: str | None,
+    data_budget: float | None,
+    tokenizer_path: str | None,
+    template_paths: tuple[str, ...],
+    assignments: tuple[str, ...],
 ) -> int:
     """Record the conditions of this environment as a JSON manifest."""
     from envsnap.capture import capture_process
-    from envsnap.config import discover_config, load_config
+    from envsnap.config import apply_sets, discover_config, load_config
+    from envsnap.inputs import item_errors, with_data_budget
 
     config = load_config(config_path) if config_path else discover_config(Path.cwd())
     changes: dict[str, object] = {"import_torch": import_torch}
     if budget is not None:
         changes["budget_s"] = budget
     config = config.with_overrides(**changes)
+    config = _with_flags(config, data_paths, data_mode, data_budget, tokenizer_path, template_paths)
+    config = with_data_budget(apply_sets(config, assignments), {})
     manifest = capture_process(config=config, only=only or None, skip=skip or None, label=label)
     emit(manifest.to_json(), output)
     failed = sorted(
         name for name, record in manifest.collectors.items() if record.status == "error"
     )
+    problems = item_errors(manifest)
+    for problem in problems:
+        click.echo(f"envsnap: {problem}", err=True)
     if failed:
         click.echo(f"envsnap: collectors failed: {', '.join(failed)}", err=True)
-        return 1 if strict else 0
-    return 0
+    return 1 if strict and (failed or problems) else 0
+
+
+def _with_flags(
+    config: CaptureConfig,
+    data_paths: tuple[str, ...],
+    data_mode: str | None,
+    data_budget: float | None,
+    tokenizer_path: str | None,
+    template_paths: tuple[str, ...],
+) -> CaptureConfig:
+    """Add the --data/--tokenizer/--template flags to what the config file declared."""
+    from envsnap.config import with_declared
+
+    data: dict[str, object] = {}
+    if data_paths:
+        data["paths"] = [*config.declared.get("data", {}).get("paths", []), *data_paths]
+    if data_mode:
+        data["mode"] = data_mode
+    if data_budget is not None:
+        data["budget_s"] = data_budget
+    if data:
+        config = with_declared(config, "data", **data)
+    if tokenizer_path:
+        config = with_declared(config, "tokenizer", path=tokenizer_path)
+    if template_paths:
+        paths = [*config.declared.get("templates", {}).get("paths", []), *template_paths]
+        config = with_declared(config, "templates", paths=paths)
+    return config

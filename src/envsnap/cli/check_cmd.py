@@ -1,3 +1,78 @@
-"""Placeholder: commands of this module are registered on `cli` when it is filled in."""
+"""`envsnap check`: a reproducibility lint over one manifest, or over this environment."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from envsnap.cli import cli
+from envsnap.cli.options import emit
+from envsnap.report import SEVERITIES, TARGETS
+
+FORMATS = ("table", "markdown", "json")
+
+
+def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str]:
+    """The manifest to check (validated), and its label."""
+    if file is not None:
+        from envsnap.manifest import manifest_from_document, read_document
+
+        return manifest_from_document(read_document(file), file).to_document(), file
+    from envsnap.capture import capture_process
+    from envsnap.config import discover_config
+
+    config = discover_config(Path.cwd()).with_overrides(import_torch=import_torch)
+    return capture_process(config=config).to_document(), "(this environment)"
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=True, allow_dash=False), required=False)
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    default="close",
+    show_default=True,
+    help="Reproduction target the severities are for.",
+)
+@click.option(
+    "-f", "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    metavar="SEVERITY",
+    help="Exit 1 when any finding reaches this severity (critical, high, medium, low, info).",
+)
+@click.option("-o", "--output", metavar="FILE", help="Write the report here instead of stdout.")
+@click.option(
+    "--torch",
+    "import_torch",
+    is_flag=True,
+    help="Without FILE: import torch to check its runtime flags too.",
+)
+def check(
+    file: str | None,
+    target: str,
+    fmt: str,
+    fail_on: str | None,
+    output: str | None,
+    import_torch: bool,
+) -> int:
+    """Lint manifest FILE for reproducibility problems (this environment when FILE is omitted).
+
+    Facts the manifest does not hold are reported at info, never guessed.
+    """
+    from envsnap.check import check_document
+    from envsnap.render.findings import RENDERERS
+
+    document, label = _document(file, import_torch)
+    report = check_document(
+        document,
+        target,  # type: ignore[arg-type]  # click.Choice guarantees a Target
+        live=file is None,
+        label=label,
+    )
+    emit(RENDERERS[fmt](report), output)
+    return 1 if fail_on is not None and report.reaches(fail_on) else 0  # type: ignore[arg-type]

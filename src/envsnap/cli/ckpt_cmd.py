@@ -1,3 +1,49 @@
-"""Placeholder: commands of this module are registered on `cli` when it is filled in."""
+"""`envsnap ckpt inspect`: audit a checkpoint for an exact resume, loading it only safely."""
 
 from __future__ import annotations
+
+import click
+
+from envsnap.cli import cli
+from envsnap.cli.options import emit
+from envsnap.report import SEVERITIES, TARGETS
+
+
+@cli.group("ckpt")
+def ckpt_group() -> None:
+    """Checkpoints: what they hold for an exact resume."""
+
+
+@ckpt_group.command("inspect")
+@click.argument("path", type=click.Path(exists=False))
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    default="bitwise",
+    show_default=True,
+    help="Reproduction target the severities are for.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    default="high",
+    show_default=True,
+    help="Exit 1 when a finding is at least this severe.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+@click.option("-o", "--output", default=None, help="Write the report to a file instead of stdout.")
+def ckpt_inspect(path: str, target: str, fail_on: str, fmt: str, output: str | None) -> int:
+    """Report which resumption items PATH holds (file, directory or DCP checkpoint).
+
+    Loads only with torch.load(weights_only=True) or safetensors headers; a checkpoint that
+    needs arbitrary unpickling is refused (exit 2). Exit 1 when a finding reaches --fail-on.
+    """
+    from envsnap.checkpoint import inspect_checkpoint
+    from envsnap.render.checkpoint import render_checkpoint_json, render_checkpoint_table
+
+    report = inspect_checkpoint(path, target=target)  # type: ignore[arg-type]
+    text = render_checkpoint_json(report) if fmt == "json" else render_checkpoint_table(report)
+    emit(text, output)
+    return 1 if report.reaches(fail_on) else 0

@@ -1,3 +1,117 @@
-"""Placeholder: commands of this module are registered on `cli` when it is filled in."""
+"""`envsnap diff`: rank the differences between two manifests (or one and this environment)."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from envsnap.cli import cli
+from envsnap.cli.options import emit
+from envsnap.report import SEVERITIES, TARGETS
+
+if TYPE_CHECKING:
+    from envsnap.cluster.io import Diffable
+
+FORMATS = ("table", "markdown", "json")
+
+
+def load_side(path: str) -> Diffable:
+    """One side of a diff: a manifest, a cluster manifest, or a foreign record.
+
+    A manifest is diffed as stored after validation (re-serialising the model would double the
+    load time of large manifests). A cluster manifest is compared through its representative
+    rank, with its deviating ranks reported too. Anything else (a collect_env report, a W&B or
+    MLflow run) goes through the importers, which detect the format.
+    """
+    from envsnap.cluster.io import Diffable, as_diffable
+    from envsnap.errors import ManifestError
+    from envsnap.manifest import read_document
+
+    try:
+        document = read_document(path)
+    except ManifestError:
+        document = None
+    if document is not None and ("schema_version" in document or "kind" in document):
+        return as_diffable(document, path)
+    from envsnap.importers import load_any
+
+    manifest = load_any(path)
+    return Diffable(manifest, manifest.to_document(), path)
+
+
+def _current_document() -> dict[str, Any]:
+    from envsnap.capture import capture_process
+    from envsnap.config import discover_config
+
+    return capture_process(config=discover_config(Path.cwd())).to_document()
+
+
+@cli.command()
+@click.argument("a", type=click.Path(dir_okay=True, allow_dash=False), required=False)
+@click.argument("b", type=click.Path(dir_okay=True, allow_dash=False), required=False)
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    default="close",
+    show_default=True,
+    help="Reproduction target the severities are for.",
+)
+@click.option(
+    "-f", "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    metavar="SEVERITY",
+    help="Exit 1 when any finding reaches this severity (critical, high, medium, low, info).",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="RULE|PATH-GLOB",
+    help="Skip findings of this rule id or under this path (glob; repeatable).",
+)
+@click.option("-o", "--output", metavar="FILE", help="Write the report here instead of stdout.")
+@click.option("--schema", is_flag=True, help="Print the report JSON Schema and exit.")
+def diff(
+    a: str | None,
+    b: str | None,
+    target: str,
+    fmt: str,
+    fail_on: str | None,
+    ignore: tuple[str, ...],
+    output: str | None,
+    schema: bool,
+) -> int:
+    """Rank the differences between manifests A and B by how likely they change results.
+
+    With only A, compare A with this environment, captured now.
+    """
+    from envsnap.report import report_schema_text
+
+    if schema:
+        emit(report_schema_text(), output)
+        return 0
+    if a is None:
+        raise click.UsageError("missing manifest A")
+    from envsnap.diff import diff_documents
+    from envsnap.render.findings import RENDERERS
+
+    side_a = load_side(a)
+    side_b = load_side(b) if b is not None else None
+    report = diff_documents(
+        side_a.document,
+        side_b.document if side_b is not None else _current_document(),
+        target=target,  # type: ignore[arg-type]  # click.Choice guarantees a Target
+        ignore=ignore,
+        label_a=side_a.label,
+        label_b=side_b.label if side_b is not None else "(this environment)",
+    )
+    if side_b is not None and (side_a.cluster is not None or side_b.cluster is not None):
+        from envsnap.cluster.io import with_cluster_findings
+
+        report = with_cluster_findings(report, side_a, side_b)
+    emit(RENDERERS[fmt](report), output)
+    return 1 if fail_on is not None and report.reaches(fail_on) else 0  # type: ignore[arg-type]

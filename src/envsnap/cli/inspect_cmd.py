@@ -20,24 +20,54 @@ def show(file: str) -> int:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=False))
-def verify(file: str) -> int:
-    """Check that a manifest's digest matches its content (exit 1 if it was altered)."""
+@click.option(
+    "--key",
+    "key_path",
+    metavar="PUBLIC_KEY",
+    help="Also check the detached signature with this Ed25519 public key (PEM).",
+)
+@click.option(
+    "--signature", "signature_path", metavar="SIG", help="Signature file (default: FILE.sig)."
+)
+def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
+    """Check that a manifest's digest matches its content (exit 1 if it was altered).
+
+    With --key, also check that its signature was made with that key over this content.
+    """
     from envsnap.manifest import manifest_from_document, read_document, verify_document
 
     document = read_document(file)
     manifest_from_document(document, file)
+    signature = None
+    if key_path is not None:
+        from envsnap.signing import read_signature
+
+        signature = read_signature(signature_path or f"{file}.sig")
     matches, recorded, recomputed = verify_document(document)
-    if matches:
-        click.echo(f"OK: {file}: digest {recomputed}")
-        return 0
-    if recorded is None:
-        click.echo(f"FAILED: {file}: no digest recorded; content digest is {recomputed}", err=True)
-    else:
+    if not matches:
+        if recorded is None:
+            click.echo(
+                f"FAILED: {file}: no digest recorded; content digest is {recomputed}", err=True
+            )
+        else:
+            click.echo(
+                f"FAILED: {file}: content was altered (recorded {recorded}, content {recomputed})",
+                err=True,
+            )
+        return 1
+    if signature is not None and key_path is not None:
+        from envsnap.signing import verify_signature
+
+        problem = verify_signature(signature, recomputed, key_path)
+        if problem is not None:
+            click.echo(f"FAILED: {file}: {problem}", err=True)
+            return 1
         click.echo(
-            f"FAILED: {file}: content was altered (recorded {recorded}, content {recomputed})",
-            err=True,
+            f"OK: {file}: digest {recomputed}; signature by {signature['public_key']} is valid"
         )
-    return 1
+        return 0
+    click.echo(f"OK: {file}: digest {recomputed}")
+    return 0
 
 
 @cli.command()

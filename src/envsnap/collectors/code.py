@@ -11,6 +11,18 @@ from envsnap.collectors.base import CaptureContext, Collector, CollectorUnavaila
 from envsnap.hashing import sha256_file
 from envsnap.sections.code import CodeSection, Remote, Submodule
 
+# Options that make the patch bytes independent of the user's git configuration (prefixes,
+# rename detection, external or textconv drivers, colour), so equal trees digest equally.
+_STABLE_DIFF = (
+    "--binary",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--diff-algorithm=myers",
+)
 _SUBMODULE_STATE = {" ": "clean", "+": "modified", "-": "uninitialized", "U": "conflict"}
 
 
@@ -48,10 +60,25 @@ def collect(context: CaptureContext) -> CodeSection:
     with repo:
         try:
             if not repo.head.is_valid():
-                raise CollectorUnavailable("git repository has no commits yet")
+                _raise_no_head(repo, context)
             return _read_repo(repo, context)
         except git.GitCommandNotFound:
             raise CollectorUnavailable("git executable not found on PATH") from None
+
+
+def _raise_no_head(repo: Any, context: CaptureContext) -> None:
+    """HEAD resolves to no readable commit: tell a fresh repository from a damaged one."""
+    import git
+
+    try:
+        target = _git(repo, context, "rev-parse", "-q", "--verify", "HEAD").strip()
+    except git.GitCommandError:
+        target = ""
+    if target:  # the ref names a commit whose object is missing or unreadable
+        raise RuntimeError(
+            f"HEAD points to {target[:12]}, which cannot be read (corrupt repository?)"
+        )
+    raise CollectorUnavailable("git repository has no commits yet")
 
 
 def _git(repo: Any, context: CaptureContext, *args: str, raw: bool = False) -> Any:
@@ -73,9 +100,7 @@ def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
     detached = repo.head.is_detached
     branch = None if detached else repo.active_branch.name
 
-    patch: bytes = _git(
-        repo, context, "diff", "HEAD", "--binary", "--no-color", "--no-ext-diff", raw=True
-    )
+    patch: bytes = _git(repo, context, "diff", "HEAD", *_STABLE_DIFF, raw=True)
     untracked_raw: str = _git(repo, context, "ls-files", "--others", "--exclude-standard", "-z")
     untracked = sorted(p for p in untracked_raw.split("\0") if p)
     untracked_digest = _untracked_digest(root, untracked, unknown) if untracked else None
@@ -126,7 +151,12 @@ def _untracked_digest(root: Path, paths: list[str], unknown: dict[str, str]) -> 
     for relative in paths:
         path = root / relative
         try:
-            content = "link:" + os.readlink(path) if path.is_symlink() else sha256_file(path)
+            if path.is_symlink():
+                content = "link:" + os.readlink(path)
+            elif relative.endswith("/"):  # git lists a nested repository as one directory
+                content = "directory"
+            else:
+                content = sha256_file(path)
         except OSError as exc:
             unreadable += 1
             content = f"unreadable:{exc.errno}"

@@ -54,10 +54,7 @@ def project_root(cwd: Path) -> Path:
 
 
 def _source(dist: metadata.Distribution, redactor: Redactor) -> dict[str, Any]:
-    try:
-        raw = dist.read_text("direct_url.json")
-    except OSError:
-        raw = None
+    raw = _read(dist, "direct_url.json")
     if not raw:
         return {"source": "index"}
     try:
@@ -75,22 +72,53 @@ def _source(dist: metadata.Distribution, redactor: Redactor) -> dict[str, Any]:
     return {"source": "url", "url": url}
 
 
+def _read(dist: metadata.Distribution, filename: str) -> str | None:
+    try:
+        return dist.read_text(filename)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def name_and_version(dist: metadata.Distribution) -> tuple[str | None, str | None]:
+    """Name and Version from the metadata file's header block.
+
+    `dist.metadata` runs the stdlib e-mail parser over the whole file (long descriptions
+    included) and `dist.version` parses it a second time; that was most of a capture's time.
+    Name and Version are plain single-line headers before the first blank line, so reading
+    them directly is exact. The e-mail parser stays as the fallback for unusual files.
+    """
+    text = _read(dist, "METADATA") or _read(dist, "PKG-INFO")
+    found: dict[str, str] = {}
+    if text:
+        # Cut before splitting: descriptions can be tens of KiB.
+        for line in text.partition("\n\n")[0].splitlines():
+            if not line.strip():
+                break  # end of the header block: the description follows
+            key, sep, value = line.partition(":")
+            key = key.strip().lower()
+            if sep and key in ("name", "version") and key not in found:
+                found[key] = value.strip()
+                if len(found) == 2:
+                    break
+    if "name" not in found:
+        parsed = dist.metadata
+        return parsed["Name"] or None, parsed["Version"] or None
+    return found["name"] or None, found.get("version")
+
+
 def installed_packages(redactor: Redactor) -> dict[str, Package]:
     """Every distribution on sys.path; the first one found for a name is the one imported."""
     packages: dict[str, Package] = {}
     for dist in metadata.distributions():
-        name = dist.metadata["Name"]
+        name, version = name_and_version(dist)
         if not name:
             continue
         key = canonical_name(name)
-        version = dist.version or ""
+        version = version or ""
         if key in packages:
             packages[key].shadowed.append(version)
             continue
-        try:
-            installer = (dist.read_text("INSTALLER") or "").strip() or None
-        except OSError:
-            installer = None
+        installer = (_read(dist, "INSTALLER") or "").strip() or None
         packages[key] = Package(
             name=name, version=version, installer=installer, **_source(dist, redactor)
         )
@@ -98,17 +126,20 @@ def installed_packages(redactor: Redactor) -> dict[str, Package]:
 
 
 def lock_files(root: Path, unknown: dict[str, str]) -> list[LockFile]:
+    """Digests of the lock and requirement files at `root`; an unreadable one stays listed."""
     found: dict[str, LockFile] = {}
     for pattern in LOCK_FILE_PATTERNS:
         for path in root.glob(pattern):
-            if not path.is_file() or path.name in found:
+            if path.name in found or not path.is_file():
                 continue
             try:
-                found[path.name] = LockFile(
-                    path=path.name, sha256=sha256_file(path), bytes=path.stat().st_size
-                )
+                size = path.stat().st_size
+                digest = sha256_file(path)
             except OSError as exc:
                 unknown[f"lock_files.{path.name}"] = f"cannot read: {exc.strerror or exc}"
+                found[path.name] = LockFile(path=path.name, sha256=None, bytes=None)
+                continue
+            found[path.name] = LockFile(path=path.name, sha256=digest, bytes=size)
     return [found[name] for name in sorted(found)]
 
 

@@ -37,17 +37,31 @@ def _section_line(name: str, section: Any) -> str:
     return f"{len(fields)} fields recorded"
 
 
+def _cell(value: str, style: str = "") -> Any:
+    """Manifest text as a literal cell: `[x]` is not rich markup, and control characters
+    (terminal escapes from a hostile file) are shown escaped instead of being sent."""
+    from rich.text import Text
+
+    safe = "".join(
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in value
+    )
+    return Text(safe, style=style)
+
+
 def render_summary(manifest: Manifest, *, color: bool | None = None) -> str:
+    """The `envsnap show` text: header facts, then one row per section with its status."""
     from rich.table import Table
 
     header = Table.grid(padding=(0, 2))
     header.add_row("created", manifest.created_at.isoformat())
-    header.add_row("envsnap", manifest.tool.version)
-    header.add_row("label", manifest.run.label or "-")
-    header.add_row("digest", manifest.digest or "(none)")
+    header.add_row("envsnap", _cell(manifest.tool.version))
+    header.add_row("label", _cell(manifest.run.label or "-"))
+    header.add_row("digest", _cell(manifest.digest or "(none)"))
     if manifest.imported_from:
         header.add_row(
-            "imported", f"{manifest.imported_from.format} from {manifest.imported_from.source}"
+            "imported",
+            _cell(f"{manifest.imported_from.format} from {manifest.imported_from.source}"),
         )
 
     table = Table(title="sections", show_lines=False, expand=False)
@@ -68,5 +82,5 @@ def render_summary(manifest: Manifest, *, color: bool | None = None) -> str:
         else:
             continue
         style = {"ok": "green", "skipped": "yellow", "error": "red"}.get(status, "")
-        table.add_row(name, f"[{style}]{status}[/{style}]" if style else status, summary)
+        table.add_row(name, _cell(status, style), _cell(summary))
     return render_to_text(header, table, color=color)

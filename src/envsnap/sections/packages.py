@@ -30,8 +30,11 @@ class Package(Model):
 
 class LockFile(Model):
     path: str = Field(description="Path relative to the project root.")
-    sha256: str = Field(description="sha256 of the file's bytes.")
-    bytes: int = Field(description="File size.")
+    sha256: str | None = Field(
+        description="sha256 of the file's bytes; null when it could not be read (the reason is "
+        "in the section's unknown, under lock_files.<path>)."
+    )
+    bytes: int | None = Field(description="File size; null when it could not be read.")
 
 
 class CondaPackage(Model):

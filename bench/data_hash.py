@@ -1,0 +1,109 @@
+"""Data hashing throughput: envsnap full mode vs `sha256sum`, on the same files, interleaved.
+
+Creates ~1 GB in 1,000 files and one 1 GB file under a temp directory (deleted afterwards),
+then for several rounds runs `sha256sum` and envsnap's hasher alternately on each set, and
+prints medians and ratios. Also times a re-capture through the persistent cache, and prints
+peak RSS to show memory stays bounded.
+
+    python bench/data_hash.py [--files 1000] [--file-mib 1] [--big-mib 1024] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from envsnap.datacache import DigestCache
+from envsnap.datahash import HashOptions, default_workers, hash_path
+
+MIB = 1024 * 1024
+
+
+def _write(path: Path, mib: int) -> None:
+    block = os.urandom(MIB)
+    with path.open("wb") as handle:
+        for index in range(mib):
+            handle.write(block[index % 251 :] + block[: index % 251])
+
+
+def _time(fn: object) -> float:
+    started = time.perf_counter()
+    fn()  # type: ignore[operator]
+    return time.perf_counter() - started
+
+
+def _sha256sum(paths: list[str]) -> None:
+    subprocess.run(["sha256sum", *paths], check=True, stdout=subprocess.DEVNULL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--file-mib", type=int, default=1)
+    parser.add_argument("--big-mib", type=int, default=1024)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="envsnap-bench-"))
+    try:
+        many, big = root / "many", root / "big.bin"
+        many.mkdir()
+        for index in range(args.files):
+            _write(many / f"part-{index:05d}.bin", args.file_mib)
+        _write(big, args.big_mib)
+        old = time.time() - 3600  # outside the cache's racy window, as real data would be
+        for path in [*many.iterdir(), big]:
+            os.utime(path, (old, old))
+        many_paths = sorted(str(p) for p in many.iterdir())
+        results: dict[str, list[float]] = {
+            k: [] for k in ("sum_many", "env_many", "sum_big", "env_big")
+        }
+        options = HashOptions()
+        _sha256sum([str(big)])  # warm the page cache once for both tools
+        _sha256sum(many_paths)
+        for _ in range(args.rounds):
+            results["sum_many"].append(_time(lambda: _sha256sum(many_paths)))
+            results["env_many"].append(_time(lambda: hash_path(str(many), root, options)))
+            results["sum_big"].append(_time(lambda: _sha256sum([str(big)])))
+            results["env_big"].append(_time(lambda: hash_path(str(big), root, options)))
+        cache_file = root / "cache.json"
+        cold, warm = [], []
+        for _ in range(args.rounds):
+            cache_file.unlink(missing_ok=True)
+            first = DigestCache(cache_file)
+            cold.append(_time(lambda c=first: hash_path(str(many), root, HashOptions(cache=c))))
+            first.save()
+            again = DigestCache(cache_file)
+            warm.append(_time(lambda c=again: hash_path(str(many), root, HashOptions(cache=c))))
+            assert again.hits == args.files
+        median = {k: statistics.median(v) for k, v in results.items()}
+        many_gb = args.files * args.file_mib * MIB / 1e9
+        big_gb = args.big_mib * MIB / 1e9
+        print(f"workers={default_workers()} rounds={args.rounds} (medians)")
+        for label, size, ours, theirs in (
+            (f"{args.files} files", many_gb, median["env_many"], median["sum_many"]),
+            ("1 file", big_gb, median["env_big"], median["sum_big"]),
+        ):
+            print(
+                f"{label:>12}: {size:.2f} GB  sha256sum {size / theirs:.2f} GB/s  "
+                f"envsnap {size / ours:.2f} GB/s  ratio {theirs / ours:.2f}x"
+            )
+        print(
+            f"re-capture of unchanged data: first {statistics.median(cold):.3f} s, "
+            f"cached {statistics.median(warm):.4f} s, "
+            f"{statistics.median(cold) / statistics.median(warm):.0f}x faster"
+        )
+        peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak RSS of this process: {peak_mib:.0f} MiB")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""`envsnap fleet`: equivalence classes of many manifests, and the odd ones out."""
+
+from __future__ import annotations
+
+import click
+
+from envsnap.cli import cli
+from envsnap.cli.options import emit
+from envsnap.report import TARGETS
+
+
+@cli.command()
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    default="close",
+    show_default=True,
+    help="Reproduction target the severities are for.",
+)
+@click.option("-o", "--output", default=None, help="Write to this file (atomically).")
+@click.option("--strict", is_flag=True, help="Exit 1 when the manifests are not all equivalent.")
+def fleet(inputs: tuple[str, ...], fmt: str, target: str, output: str | None, strict: bool) -> int:
+    """Group manifests (FILES or DIRs of *.json) by result-relevant content.
+
+    The largest class is the reference; every other class lists what sets it apart, and its
+    members are the odd ones out. Cluster manifests count once per rank.
+    """
+    from envsnap.fleet import fleet as run_fleet
+    from envsnap.render.fleet import FLEET_RENDERERS
+
+    report = run_fleet(inputs, target=target)  # type: ignore[arg-type]
+    emit(FLEET_RENDERERS[fmt](report), output)
+    return 1 if strict and report.odd_ones_out else 0

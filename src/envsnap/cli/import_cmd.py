@@ -1,0 +1,26 @@
+"""`envsnap import FORMAT FILE`: convert a collect_env report, W&B run or MLflow run."""
+
+from __future__ import annotations
+
+import click
+
+from envsnap.cli import cli
+from envsnap.cli.options import emit
+from envsnap.importers import FORMATS, import_record
+
+
+@cli.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMATS))
+@click.argument("path", metavar="FILE", type=click.Path(dir_okay=True, path_type=str))
+@click.option(
+    "-o", "--output", metavar="OUT", default=None, help="Write the manifest here (default stdout)."
+)
+def import_command(fmt: str, path: str, output: str | None) -> None:
+    """Convert another tool's record into an envsnap manifest.
+
+    FORMAT is collect-env (the text `python -m torch.utils.collect_env` prints), wandb (a
+    wandb-metadata.json or its run directory), mlflow (a local file-store run directory) or
+    auto. What the record does not state stays unknown in the manifest, with the reason.
+    """
+    manifest = import_record(path, fmt)
+    emit(manifest.to_json(), output)

@@ -1,0 +1,59 @@
+"""`envsnap report`: one self-contained audit document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+import click
+
+from envsnap.cli import cli
+from envsnap.cli.options import emit
+from envsnap.report import TARGETS, Target
+
+
+@cli.command()
+@click.argument("manifest", type=click.Path(dir_okay=True))
+@click.option(
+    "--against",
+    metavar="OTHER",
+    type=click.Path(dir_okay=True),
+    help="Also rank the differences against this manifest.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True
+)
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    default="close",
+    show_default=True,
+    help="Reproduction target for severities.",
+)
+@click.option("-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout.")
+def report(manifest: str, against: str | None, fmt: str, target: str, output: str | None) -> int:
+    """Write an audit document for MANIFEST (check findings, optional diff, integrity)."""
+    from envsnap.check.runner import check_document
+    from envsnap.diff import diff_manifests
+    from envsnap.importers import load_any
+    from envsnap.render.audit import AUDIT_RENDERERS, AuditInputs
+
+    subject = load_any(manifest)
+    chosen = cast(Target, target)
+    check = check_document(subject.to_document(), chosen, label=manifest)
+    diff = None
+    if against:
+        diff = diff_manifests(
+            load_any(against), subject, target=chosen, label_a=against, label_b=manifest
+        )
+    signature = f"{manifest}.sig" if Path(f"{manifest}.sig").is_file() else None
+    inputs = AuditInputs(
+        manifest=subject,
+        source=manifest,
+        check=check,
+        diff=diff,
+        against=against,
+        signature=signature,
+    )
+    emit(AUDIT_RENDERERS[fmt](inputs), output)
+    return 0

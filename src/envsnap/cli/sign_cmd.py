@@ -1,0 +1,51 @@
+"""`envsnap keygen` and `envsnap sign`: detached signatures for audits."""
+
+from __future__ import annotations
+
+import click
+
+from envsnap.cli import cli
+
+
+@cli.command()
+@click.argument("private_key", type=click.Path(dir_okay=False))
+def keygen(private_key: str) -> int:
+    """Create an Ed25519 key pair: PRIVATE_KEY (mode 0600) and PRIVATE_KEY.pub."""
+    from envsnap.signing import generate_key
+
+    private, public = generate_key(private_key)
+    click.echo(f"private key: {private}\npublic key:  {public}")
+    return 0
+
+
+@cli.command()
+@click.argument("manifest", type=click.Path(dir_okay=True))
+@click.option(
+    "--key",
+    "key_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Ed25519 private key (PEM).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    help="Signature file (default: MANIFEST.sig).",
+)
+def sign(manifest: str, key_path: str, output: str | None) -> int:
+    """Write a detached signature for MANIFEST. Refuses a manifest whose digest does not match."""
+    from envsnap.manifest import manifest_from_document, read_document, verify_document
+    from envsnap.signing import sign_digest, write_signature
+
+    document = read_document(manifest)
+    manifest_from_document(document, manifest)
+    matches, _recorded, recomputed = verify_document(document)
+    if not matches:
+        click.echo(
+            f"envsnap: error: {manifest}: digest does not match its content; not signing", err=True
+        )
+        return 1
+    path = write_signature(sign_digest(recomputed, key_path), output or f"{manifest}.sig")
+    click.echo(f"signed {manifest} ({recomputed}) -> {path}")
+    return 0

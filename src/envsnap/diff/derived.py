@@ -1,0 +1,312 @@
+"""Derived findings: facts that need both manifests at once, not one changed path.
+
+Each function reads a few fields of both documents and returns `Hit`s for rules of the
+catalog marked `derived`. They are symmetric in A and B (swapping the sides reports the same
+paths), and say nothing above `info` when both sides are identical.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from envsnap.diff.changes import dotted
+from envsnap.diff.versions import crosses, within
+from envsnap.report import Severity
+
+Doc = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule applied at a path, before ranking. `severity` overrides the rule's, per target."""
+
+    rule: str
+    path: str
+    a: Any = None
+    b: Any = None
+    title: str | None = None
+    severity: tuple[Severity, Severity, Severity] | None = None
+
+
+def get(doc: Doc, dotted_path: str) -> Any:
+    """The value at a dotted path, or None when any step is missing."""
+    node: Any = doc
+    for part in dotted_path.split("."):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node
+
+
+def _first(doc: Doc, *paths: str) -> Any:
+    for path in paths:
+        value = get(doc, path)
+        if value is not None:
+            return value
+    return None
+
+
+def version_of(doc: Doc, package: str) -> str | None:
+    value = get(doc, "packages.installed")
+    if isinstance(value, dict) and isinstance(value.get(package), dict):
+        version = value[package].get("version")
+        return version if isinstance(version, str) else None
+    return None
+
+
+def _pkg_path(package: str) -> str:
+    return dotted(("packages", "installed", package, "version"))
+
+
+# --- version flips: (package, boundary, rule id) ------------------------------------------
+FLIPS: tuple[tuple[str, str, str], ...] = (
+    ("torch", "1.12", "flip.torch-1.12-tf32"),
+    ("torch", "2.0", "flip.torch-2.0-foreach"),
+    ("torch", "2.5", "flip.torch-2.5-sdpa"),
+    ("torch", "2.9", "flip.torch-2.9-fp32-precision"),
+    ("transformers", "4.46", "flip.transformers-4.46-ga-loss"),
+    ("numpy", "2.0", "flip.numpy-2.0-nep50"),
+    ("numpy", "1.25", "flip.numpy-1.25-argsort"),
+    ("tokenizers", "0.19.1", "flip.tokenizers-0.19.1"),
+)
+
+
+def version_flips(a: Doc, b: Doc) -> Iterator[Hit]:
+    """Expand version changes into the default flips they imply."""
+    for package, boundary, rule in FLIPS:
+        va, vb = version_of(a, package), version_of(b, package)
+        if va is not None and vb is not None and crosses(va, vb, boundary):
+            yield Hit(rule, _pkg_path(package), va, vb)
+
+
+# --- batch semantics -----------------------------------------------------------------------
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def batch_layout(doc: Doc) -> tuple[int | None, tuple[Any, ...]] | None:
+    """(global batch, layout) from the parallel section; None when it was not captured.
+
+    The global batch is the section's computed `global_batch`, else the declared one, else
+    micro-batch x data-parallel size x accumulation steps when all three are known.
+    """
+    section = doc.get("parallel")
+    if not isinstance(section, dict):
+        return None
+    micro = _int(_first(section, "micro_batch_size", "dataloader.batch_size"))
+    accum = _int(section.get("grad_accum_steps"))
+    dp = _int(_first(section, "dp_size", "world_size"))
+    layout = (
+        micro,
+        dp,
+        accum,
+        _int(section.get("world_size")),
+        _int(section.get("tp_size")),
+        _int(section.get("pp_size")),
+    )
+    declared = _int(_first(section, "global_batch", "global_batch_declared"))
+    if declared is not None:
+        return declared, layout
+    if micro is not None and dp is not None and accum is not None:
+        return micro * dp * accum, layout
+    return None, layout
+
+
+def global_batch(a: Doc, b: Doc) -> Iterator[Hit]:
+    la, lb = batch_layout(a), batch_layout(b)
+    if la is None or lb is None:
+        return
+    (ga, layout_a), (gb, layout_b) = la, lb
+    if ga is not None and gb is not None and ga != gb:
+        yield Hit("semantics.global-batch", "parallel", ga, gb)
+    elif ga is not None and ga == gb and layout_a != layout_b:
+        yield Hit(
+            "semantics.batch-layout",
+            "parallel",
+            _layout_text(layout_a),
+            _layout_text(layout_b),
+            title=f"same global batch ({ga}) reached with a different layout",
+        )
+
+
+def _layout_text(layout: tuple[Any, ...]) -> str:
+    micro, dp, accum, world, tp, pp = layout
+    return f"micro {micro} x dp {dp} x accum {accum} (world {world}, tp {tp}, pp {pp})"
+
+
+def _accumulation(doc: Doc) -> int | None:
+    layout = batch_layout(doc)
+    accum = layout[1][2] if layout else None
+    return accum if isinstance(accum, int) and not isinstance(accum, bool) else None
+
+
+# --- known bug windows (reported when the window holds on exactly one side) ---------------
+def _in_ga_window(doc: Doc) -> bool:
+    accum = _accumulation(doc)
+    return within(version_of(doc, "transformers"), None, "4.46") and (accum or 1) > 1
+
+
+def _in_sdpa_window(doc: Doc) -> bool:
+    devices = get(doc, "gpu.devices")
+    hopper = isinstance(devices, dict) and any(
+        isinstance(d, dict) and d.get("compute_capability") == "9.0" for d in devices.values()
+    )
+    return hopper and within(version_of(doc, "torch"), "2.5.0", "2.5.1")
+
+
+_LLAMA3 = re.compile(r"llama[-_ ]?3", re.IGNORECASE)
+
+
+def _mentions_llama3(node: Any) -> bool:
+    if isinstance(node, str):
+        return bool(_LLAMA3.search(node))
+    if isinstance(node, dict):
+        return any(_mentions_llama3(k) or _mentions_llama3(v) for k, v in node.items())
+    if isinstance(node, list):
+        return any(_mentions_llama3(v) for v in node)
+    return False
+
+
+def _in_llama3_window(doc: Doc) -> bool:
+    return within(version_of(doc, "tokenizers"), "0.19.0", "0.19.1") and _mentions_llama3(
+        doc.get("tokenizer")
+    )
+
+
+BUG_WINDOWS: tuple[tuple[str, Callable[[Doc], bool], str], ...] = (
+    ("bug.transformers-ga-loss", _in_ga_window, _pkg_path("transformers")),
+    ("bug.torch-2.5.0-cudnn-sdpa-h100", _in_sdpa_window, _pkg_path("torch")),
+    ("bug.tokenizers-0.19.0-llama3", _in_llama3_window, _pkg_path("tokenizers")),
+)
+
+
+def bug_windows(a: Doc, b: Doc) -> Iterator[Hit]:
+    for rule, predicate, path in BUG_WINDOWS:
+        in_a, in_b = predicate(a), predicate(b)
+        if in_a != in_b:
+            yield Hit(
+                rule, path, "in window" if in_a else "outside", "in window" if in_b else "outside"
+            )
+
+
+# --- precision: TF32 across architectures --------------------------------------------------
+def _archs(doc: Doc) -> list[Any]:
+    devices = get(doc, "gpu.devices")
+    if not isinstance(devices, dict):
+        return []
+    return [d.get("arch") for _, d in sorted(devices.items()) if isinstance(d, dict)]
+
+
+def _tf32_possible(doc: Doc) -> bool:
+    """True when fp32 matmul or conv may run as TF32 on this side (effective state, or flags
+    when the effective state is unknown)."""
+    for family in ("matmul_fp32", "conv_fp32"):
+        if get(doc, f"torch.effective.{family}.tf32") == "yes":
+            return True
+    if get(doc, "torch") is None:
+        return False
+    return bool(
+        get(doc, "torch.matmul.allow_tf32")
+        or get(doc, "torch.cudnn.allow_tf32")
+        or get(doc, "torch.matmul.float32_matmul_precision") in ("high", "medium")
+        or "tf32" in (get(doc, "torch.fp32_precision") or {}).values()
+    )
+
+
+def tf32_across_archs(a: Doc, b: Doc) -> Iterator[Hit]:
+    arch_a, arch_b = _archs(a), _archs(b)
+    if arch_a and arch_b and arch_a != arch_b and (_tf32_possible(a) or _tf32_possible(b)):
+        yield Hit(
+            "precision.tf32-arch",
+            "gpu.devices",
+            ", ".join(map(str, arch_a)),
+            ", ".join(map(str, arch_b)),
+        )
+
+
+# --- determinism ---------------------------------------------------------------------------
+def determinism(doc: Doc) -> bool | None:
+    """True when deterministic settings are all on, False when not, None when unknown."""
+    torch = doc.get("torch")
+    if not isinstance(torch, dict):
+        return None
+    algorithms = get(torch, "deterministic.algorithms")
+    cudnn_det = get(torch, "cudnn.deterministic")
+    benchmark = get(torch, "cudnn.benchmark")
+    if None in (algorithms, cudnn_det, benchmark):
+        return None
+    return bool(algorithms and cudnn_det and not benchmark)
+
+
+def determinism_mismatch(a: Doc, b: Doc) -> Iterator[Hit]:
+    da, db = determinism(a), determinism(b)
+    rule = "algo.determinism-mismatch"
+    if da is None and db is None:
+        yield Hit(
+            rule,
+            "torch.deterministic",
+            None,
+            None,
+            title="determinism settings captured on neither side: bitwise comparison uninformative",
+            severity=("info", "info", "info"),
+        )
+    elif (da is None) != (db is None):
+        missing = "A" if da is None else "B"
+        yield Hit(
+            rule,
+            "torch.deterministic",
+            da,
+            db,
+            title=f"determinism settings not captured in {missing}: bitwise comparison uninformative",
+        )
+    elif da != db:
+        yield Hit(
+            rule,
+            "torch.deterministic",
+            "deterministic" if da else "nondeterministic",
+            "deterministic" if db else "nondeterministic",
+            title="one run was deterministic and the other was not: bitwise comparison uninformative",
+        )
+    elif not da:
+        yield Hit(
+            rule,
+            "torch.deterministic",
+            "nondeterministic",
+            "nondeterministic",
+            title="neither run was deterministic: even identical conditions differ bitwise",
+            severity=("info", "info", "info"),
+        )
+
+
+def _is_envsnap_cli(argv: Any) -> bool:
+    if not isinstance(argv, list) or not argv or not isinstance(argv[0], str):
+        return False
+    head = argv[0].replace("\\", "/").rsplit("/", 1)[-1]
+    return head in ("envsnap", "envsnap.exe") or argv[0].replace("\\", "/").endswith(
+        "envsnap/__main__.py"
+    )
+
+
+def training_argv(a: Doc, b: Doc) -> Iterator[Hit]:
+    """A changed command line of the job itself (not of an `envsnap capture` run)."""
+    argv_a, argv_b = get(a, "run.argv"), get(b, "run.argv")
+    if argv_a != argv_b and not (_is_envsnap_cli(argv_a) or _is_envsnap_cli(argv_b)):
+        yield Hit("code.argv", "run.argv", argv_a, argv_b)
+
+
+DERIVED: tuple[Callable[[Doc, Doc], Iterator[Hit]], ...] = (
+    version_flips,
+    global_batch,
+    bug_windows,
+    tf32_across_archs,
+    determinism_mismatch,
+    training_argv,
+)
+
+
+def derived_hits(a: Doc, b: Doc) -> list[Hit]:
+    """Every derived hit for the pair."""
+    return [hit for function in DERIVED for hit in function(a, b)]

@@ -1,0 +1,223 @@
+"""Changes + rules (+ both manifests, for derived facts) -> ranked findings.
+
+Ranking: severity for the chosen target, then category weight (semantics before noise), then
+catalog order, then path. Every change becomes a finding: an unmatched one falls back to a
+low-severity rule, and a value one side could not capture is ranked by what could hide there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any
+
+from envsnap.diff.catalog import CATALOG, RULES_BY_ID
+from envsnap.diff.changes import Change, compute_changes
+from envsnap.diff.derived import Hit, derived_hits
+from envsnap.diff.rules import Rule, RuleIndex
+from envsnap.report import (
+    CATEGORY_WEIGHT,
+    SEVERITIES,
+    SEVERITY_RANK,
+    TARGETS,
+    Category,
+    Finding,
+    Report,
+    Severity,
+    Summary,
+    Target,
+)
+
+INDEX = RuleIndex(CATALOG)
+VALUE_WIDTH = 48
+
+
+def _step_down(severity: Severity, floor: Severity = "low") -> Severity:
+    lowered = SEVERITIES[min(SEVERITIES.index(severity) + 1, len(SEVERITIES) - 1)]
+    return lowered if SEVERITY_RANK[lowered] >= SEVERITY_RANK[floor] else floor
+
+
+def _cap(severity: Severity, cap: Severity = "high") -> Severity:
+    return cap if SEVERITY_RANK[severity] > SEVERITY_RANK[cap] else severity
+
+
+@cache
+def _section_rules(section: str) -> tuple[Rule, ...]:
+    """Rules that can fire inside a top-level section (what could hide if it is missing)."""
+    return tuple(
+        rule
+        for rule in CATALOG
+        if rule.category != "noise"
+        and any(pattern.split(".", 1)[0] == section for pattern in rule.match)
+    )
+
+
+def _uncaptured_hit(change: Change) -> Hit:
+    """Rank a value one side lacks by the most severe rule that could fire there: counted as a
+    difference for bitwise (capped at high), one step lower for close and conclusion."""
+    if len(change.path) == 1:
+        rules: Sequence[Rule] = _section_rules(change.path[0])
+    else:
+        probe = Change(change.path, "changed", change.a, change.b)
+        rules = INDEX.matching(probe)
+    severity: list[Severity] = []
+    for index, target in enumerate(TARGETS):
+        worst: Severity = "low"
+        for rule in rules:
+            if SEVERITY_RANK[rule.severity[index]] > SEVERITY_RANK[worst]:
+                worst = rule.severity[index]
+        worst = _cap(worst)
+        severity.append(worst if target == "bitwise" else _step_down(worst))
+    missing = (change.side or "b").upper()
+    why = f" ({change.reason})" if change.reason else ""
+    a, b = change.a, change.b
+    if len(change.path) == 1:  # a whole section: say which side has it, not its content
+        a, b = ("captured" if a is not None else None), ("captured" if b is not None else None)
+    return Hit(
+        "uncaptured",
+        change.dotted,
+        a,
+        b,
+        title=f"cannot compare {change.dotted}: not captured in {missing}{why}",
+        severity=(severity[0], severity[1], severity[2]),
+    )
+
+
+def _category_of(hit: Hit, target: Target) -> Category:
+    if hit.rule != "uncaptured":
+        return RULES_BY_ID[hit.rule].category
+    head = hit.path.split(".", 1)[0].split("[", 1)[0]
+    rules = _section_rules(head)
+    if not rules:
+        return "environment"
+    index = TARGETS.index(target)
+    best = max(rules, key=lambda r: (SEVERITY_RANK[r.severity[index]], CATEGORY_WEIGHT[r.category]))
+    return best.category
+
+
+def hits_for(changes: Iterable[Change], target: Target) -> list[Hit]:
+    """One hit per change: the most severe matching rule, or the fallback."""
+    hits: list[Hit] = []
+    for change in changes:
+        if change.kind == "uncaptured":
+            hits.append(_uncaptured_hit(change))
+            continue
+        rule = INDEX.most_severe(INDEX.matching(change), target)
+        hits.append(Hit(rule.id if rule else "fallback", change.dotted, change.a, change.b))
+    return hits
+
+
+def _short(value: Any) -> str:
+    if value is None:
+        return "(absent)"
+    if isinstance(value, dict) and isinstance(value.get("version"), str):
+        return str(value["version"])  # an added or removed package: its version says enough
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 1] + "…"
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(
+        "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    )
+
+
+def is_ignored(rule: str, path: str, patterns: Sequence[re.Pattern[str]]) -> bool:
+    """`--ignore` matches a rule id, a path glob, or a path prefix (a section, a package)."""
+    return any(p.fullmatch(rule) or p.fullmatch(path) or _prefix(p, path) for p in patterns)
+
+
+def _prefix(pattern: re.Pattern[str], path: str) -> bool:
+    """True when the pattern matches a whole leading part of the path (`gpu`, `packages.x`)."""
+    for end, char in enumerate(path):
+        if char in ".[" and end and pattern.fullmatch(path[:end]):
+            return True
+    return False
+
+
+def _verdict(findings: Sequence[Finding], target: Target) -> str:
+    if not findings:
+        return "identical conditions: nothing differs"
+    top = findings[0]
+    counted = sum(1 for f in findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"])
+    if top.severity in ("critical", "high"):
+        return (
+            f"results likely differ ({target}): {counted} finding(s) at high or above; "
+            f"start with {top.title}"
+        )
+    if top.severity == "medium":
+        return f"results may differ ({target}); start with {top.title}"
+    return (
+        f"no difference expected to change results ({target}); {len(findings)} minor difference(s)"
+    )
+
+
+def build_report(
+    hits: Iterable[Hit],
+    *,
+    target: Target,
+    ignore: Sequence[str] = (),
+    label_a: str | None = None,
+    label_b: str | None = None,
+) -> Report:
+    """Turn hits into a ranked report."""
+    patterns = [_glob(p) for p in ignore]
+    index = TARGETS.index(target)
+    rows: list[tuple[tuple[int, int, int, str], Finding]] = []
+    for hit in hits:
+        if patterns and is_ignored(hit.rule, hit.path, patterns):
+            continue
+        rule = RULES_BY_ID[hit.rule]
+        severity = (hit.severity or rule.severity)[index]
+        category = _category_of(hit, target)
+        title = hit.title or f"{rule.title}: {_short(hit.a)} → {_short(hit.b)}"
+        finding = Finding(
+            rank=0,
+            rule=rule.id,
+            severity=severity,
+            category=category,
+            path=hit.path,
+            a=hit.a,
+            b=hit.b,
+            title=title,
+            why=rule.why,
+            fix=rule.fix,
+            refs=list(rule.refs),
+        )
+        key = (
+            -SEVERITY_RANK[severity],
+            -CATEGORY_WEIGHT[category],
+            INDEX.order[rule.id],
+            hit.path,
+        )
+        rows.append((key, finding))
+    rows.sort(key=lambda row: row[0])
+    findings = [f.model_copy(update={"rank": i}) for i, (_, f) in enumerate(rows, start=1)]
+    counts: dict[Severity, int] = {name: 0 for name in SEVERITIES}
+    for finding in findings:
+        counts[finding.severity] += 1
+    return Report(
+        kind="diff",
+        target=target,
+        a=label_a,
+        b=label_b,
+        summary=Summary(counts=counts, verdict=_verdict(findings, target)),
+        findings=findings,
+    )
+
+
+def diff_documents(
+    doc_a: dict[str, Any],
+    doc_b: dict[str, Any],
+    *,
+    target: Target = "close",
+    ignore: Sequence[str] = (),
+    label_a: str | None = None,
+    label_b: str | None = None,
+) -> Report:
+    """Compare two manifest documents (their JSON form) and rank every difference."""
+    hits = hits_for(compute_changes(doc_a, doc_b), target)
+    hits.extend(derived_hits(doc_a, doc_b))
+    return build_report(hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b)

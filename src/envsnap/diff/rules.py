@@ -1,0 +1,146 @@
+"""The rule type and the path-pattern matcher. The catalog itself is data, in `catalog.py`.
+
+A rule matches dotted manifest paths with patterns: `*` is one path segment (or part of one),
+`**` any number of segments, `{a,b}` either word. `when` narrows a rule to some kinds of change:
+`changed`, `added`, `removed`, or a version step (`major`, `minor`, `patch`, `pre`, `post`,
+`dev`, `local`, `invalid`) for paths that end in a version.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from envsnap.diff.changes import Change, Path
+from envsnap.diff.versions import step
+from envsnap.report import CATEGORY_WEIGHT, SEVERITY_RANK, TARGETS, Category, Severity, Target
+
+SEP = "\x1f"  # joins path segments for matching; never appears in a manifest key
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One entry of the catalog.
+
+    `severity` is given per reproduction target, in the order (bitwise, close, conclusion).
+    Derived rules (`derived=True`) are applied by `derived.py` looking at both manifests at
+    once; their `match` lists the paths they read.
+    """
+
+    id: str
+    match: tuple[str, ...]
+    category: Category
+    severity: tuple[Severity, Severity, Severity]
+    title: str
+    why: str
+    fix: str
+    refs: tuple[str, ...]
+    when: tuple[str, ...] = ()
+    derived: bool = False
+
+    def severity_for(self, target: Target) -> Severity:
+        return self.severity[TARGETS.index(target)]
+
+    def matches_path(self, path: Path) -> bool:
+        return _rule_regex(self.match).fullmatch(SEP.join(path)) is not None
+
+
+@cache
+def _rule_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One compiled alternation per rule, built on first use (keeps CLI start-up cheap)."""
+    return re.compile("|".join(f"(?:{compile_pattern(p).pattern})" for p in patterns), re.DOTALL)
+
+
+def _segment_regex(segment: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(segment):
+        char = segment[i]
+        if char == "*":
+            out.append(f"[^{SEP}]*")
+        elif char == "?":
+            out.append(f"[^{SEP}]")
+        elif char == "{" and "}" in segment[i:]:
+            end = segment.index("}", i)
+            words = segment[i + 1 : end].split(",")
+            out.append("(?:" + "|".join(re.escape(word) for word in words) + ")")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Compile a dotted path pattern to a regex over SEP-joined paths."""
+    segments = pattern.split(".")
+    if segments == ["**"]:
+        return re.compile(".*", re.DOTALL)
+    out: list[str] = []
+    for index, segment in enumerate(segments):
+        if segment == "**":
+            out.append(f"(?:[^{SEP}]*{SEP})*" if index == 0 else f"(?:{SEP}[^{SEP}]*)*")
+            continue
+        if index > 0 and not (index == 1 and segments[0] == "**"):
+            out.append(SEP)
+        out.append(_segment_regex(segment))
+    return re.compile("".join(out))
+
+
+def aspects(change: Change) -> frozenset[str]:
+    """The kinds a change counts as, for `Rule.when`."""
+    found: set[str] = {change.kind}
+    if change.kind == "changed" and change.path[-1].endswith("version"):
+        found.add(step(change.a, change.b))
+    return frozenset(found)
+
+
+class RuleIndex:
+    """Rules grouped by the first segment of their patterns, for fast lookup."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.rules = tuple(rules)
+        self.order = {rule.id: position for position, rule in enumerate(self.rules)}
+        self._by_head: dict[str, list[Rule]] = {}
+        for rule in self.rules:
+            if rule.derived:
+                continue
+            for head in {pattern.split(".", 1)[0] for pattern in rule.match}:
+                bucket = self._by_head.setdefault(head if _literal(head) else "*", [])
+                if rule not in bucket:
+                    bucket.append(rule)
+
+    def candidates(self, path: Path) -> Iterable[Rule]:
+        yield from self._by_head.get(path[0], ())
+        yield from self._by_head.get("*", ())
+
+    def matching(self, change: Change) -> list[Rule]:
+        """Rules whose pattern and `when` both fit the change, in catalog order."""
+        kinds = aspects(change)
+        found = [
+            rule
+            for rule in self.candidates(change.path)
+            if (not rule.when or kinds.intersection(rule.when)) and rule.matches_path(change.path)
+        ]
+        found.sort(key=lambda rule: self.order[rule.id])
+        return found
+
+    def most_severe(self, rules: Sequence[Rule], target: Target) -> Rule | None:
+        """The most severe rule for `target`, then the weightier category; catalog order only
+        breaks exact ties."""
+        if not rules:
+            return None
+        return max(
+            rules,
+            key=lambda rule: (
+                SEVERITY_RANK[rule.severity_for(target)],
+                CATEGORY_WEIGHT[rule.category],
+                -self.order[rule.id],
+            ),
+        )
+
+
+def _literal(segment: str) -> bool:
+    return not any(char in segment for char in "*?{")

@@ -1,0 +1,73 @@
+"""Version comparison with `packaging`: what kind of step separates two version strings.
+
+A local build tag (`+cu118` vs `+cu121` vs `+cpu`) is its own kind of step: the same release
+built against another CUDA stack vendors other cuBLAS/cuDNN/NCCL binaries.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from packaging.version import InvalidVersion, Version
+
+VersionStep = Literal["same", "major", "minor", "patch", "pre", "post", "dev", "local", "invalid"]
+
+
+def parse(text: object) -> Version | None:
+    """A `Version`, or None when the text is not a PEP 440 version."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def step(a: object, b: object) -> VersionStep:
+    """The most significant component in which `a` and `b` differ."""
+    va, vb = parse(a), parse(b)
+    if va is None or vb is None:
+        return "same" if a == b else "invalid"
+    ra = (*va.release, 0, 0, 0)[:3] + va.release[3:]
+    rb = (*vb.release, 0, 0, 0)[:3] + vb.release[3:]
+    if va.epoch != vb.epoch or ra[0] != rb[0]:
+        return "major"
+    if ra[1] != rb[1]:
+        return "minor"
+    if ra != rb:
+        return "patch"
+    if va.pre != vb.pre:
+        return "pre"
+    if va.post != vb.post:
+        return "post"
+    if va.dev != vb.dev:
+        return "dev"
+    if va.local != vb.local:
+        return "local"
+    return "same"
+
+
+def local_tag(text: object) -> str | None:
+    """The local build tag (`cu121`, `cpu`, `rocm6.0`) or None."""
+    version = parse(text)
+    return version.local if version is not None else None
+
+
+def crosses(a: object, b: object, boundary: str) -> bool:
+    """True when exactly one of `a`, `b` is at or above `boundary` (local tags ignored)."""
+    va, vb = parse(a), parse(b)
+    if va is None or vb is None:
+        return False
+    edge = Version(boundary)
+    return (Version(va.public) >= edge) != (Version(vb.public) >= edge)
+
+
+def within(text: object, low: str | None, high: str | None) -> bool:
+    """True when low <= version < high (public part; either bound may be open)."""
+    version = parse(text)
+    if version is None:
+        return False
+    public = Version(version.public)
+    if low is not None and public < Version(low):
+        return False
+    return not (high is not None and public >= Version(high))

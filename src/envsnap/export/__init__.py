@@ -1,0 +1,1 @@
+"""Exports of a manifest to formats other tools ingest."""

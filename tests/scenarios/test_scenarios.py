@@ -1,0 +1,52 @@
+"""Each labelled pair's expected cause ranks first, and no noise outranks it."""
+
+from __future__ import annotations
+
+import pytest
+
+from envsnap.diff import diff_documents
+from envsnap.diff.catalog import CATALOG, RULES_BY_ID
+from envsnap.manifest import manifest_from_document
+from envsnap.report import SEVERITY_RANK
+from tests.scenarios.cases import CASES, Case
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_expected_cause_ranks_first(case: Case) -> None:
+    doc_a, doc_b = case.pair()
+    report = diff_documents(doc_a, doc_b)
+    top = report.findings[0]
+    shown = [(f.rule, f.severity, f.path) for f in report.findings[:5]]
+    if RULES_BY_ID[case.expected].category == "noise":
+        # Noise-only pairs: nothing above info, and the expected noise rule is reported.
+        assert all(f.severity == "info" for f in report.findings), shown
+        assert case.expected in {f.rule for f in report.findings}
+        return
+    assert top.rule == case.expected, shown
+    noise = [f for f in report.findings if f.category == "noise"]
+    assert noise, "every pair carries noise"
+    assert all(
+        SEVERITY_RANK[f.severity] < SEVERITY_RANK[top.severity] or f.rank > top.rank for f in noise
+    )
+    assert all(f.severity == "info" for f in noise)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_both_sides_are_valid_manifests(case: Case) -> None:
+    doc_a, doc_b = case.pair()
+    manifest_from_document(doc_a, "a")
+    manifest_from_document(doc_b, "b")
+
+
+def test_suite_is_large_enough_and_ids_unique() -> None:
+    assert len(CASES) >= 30
+    assert len({case.id for case in CASES}) == len(CASES)
+
+
+def test_every_rule_has_a_scenario() -> None:
+    """Every rule of the catalog fires in at least one labelled pair."""
+    fired: set[str] = set()
+    for case in CASES:
+        fired.update(f.rule for f in diff_documents(*case.pair()).findings)
+    missing = [rule.id for rule in CATALOG if rule.id not in fired]
+    assert missing == []

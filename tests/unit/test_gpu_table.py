@@ -1,0 +1,77 @@
+"""Invariants of the GPU reference table."""
+
+from __future__ import annotations
+
+import pytest
+
+from envsnap import gpu_table
+
+
+@pytest.mark.parametrize(
+    ("name", "cc"),
+    [
+        ("Tesla V100-SXM2-32GB", "7.0"),
+        ("Quadro GV100", "7.0"),
+        ("Tesla T4", "7.5"),
+        ("Quadro RTX 6000", "7.5"),
+        ("NVIDIA A100-SXM4-80GB", "8.0"),
+        ("NVIDIA A100 80GB PCIe", "8.0"),
+        ("NVIDIA A10G", "8.6"),
+        ("NVIDIA A10", "8.6"),
+        ("NVIDIA RTX A6000", "8.6"),
+        ("NVIDIA GeForce RTX 3090", "8.6"),
+        ("NVIDIA L4", "8.9"),
+        ("NVIDIA L40S", "8.9"),
+        ("NVIDIA RTX 6000 Ada Generation", "8.9"),
+        ("NVIDIA GeForce RTX 4090", "8.9"),
+        ("NVIDIA H100 80GB HBM3", "9.0"),
+        ("NVIDIA H100 PCIe", "9.0"),
+        ("NVIDIA H200", "9.0"),
+        ("NVIDIA GH200 480GB", "9.0"),
+        ("NVIDIA B200", "10.0"),
+        ("NVIDIA GB200", "10.0"),
+        ("NVIDIA B300 SXM6 AC", "10.3"),
+        ("NVIDIA GeForce RTX 5090", "12.0"),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "12.0"),
+        ("NVIDIA GB10", "12.1"),
+    ],
+)
+def test_names_map_to_compute_capability(name: str, cc: str) -> None:
+    assert gpu_table.cc_for_name(name) == cc
+
+
+def test_unknown_name_is_none() -> None:
+    assert gpu_table.cc_for_name("Matrox G200eW") is None
+
+
+def test_every_pattern_target_has_an_architecture() -> None:
+    for _, cc in gpu_table.MODEL_PATTERNS:
+        assert cc in gpu_table.ARCHITECTURES
+
+
+@pytest.mark.parametrize(
+    ("cc", "tf32", "fp8", "flash"),
+    [
+        ("6.1", False, False, False),
+        ("7.0", False, False, False),
+        ("7.5", False, False, False),
+        ("8.0", True, False, True),
+        ("8.6", True, False, True),
+        ("8.9", True, True, True),
+        ("9.0", True, True, True),
+        ("10.0", True, True, True),
+        ("12.1", True, True, True),
+        ("13.0", True, True, False),
+    ],
+)
+def test_capability_thresholds(cc: str, tf32: bool, fp8: bool, flash: bool) -> None:
+    caps = gpu_table.capabilities(cc)
+    assert (caps.tf32, caps.bf16, caps.fp8, caps.flash_sdpa) == (tf32, tf32, fp8, flash)
+
+
+def test_arch_falls_back_to_major_and_rejects_garbage() -> None:
+    assert gpu_table.arch_name("6.0") == "Pascal"
+    assert gpu_table.arch_name("9.0") == "Hopper"
+    assert gpu_table.arch_name("x.y") is None
+    with pytest.raises(ValueError):
+        gpu_table.capabilities("eight")

@@ -1,0 +1,106 @@
+"""Lightning and Hugging Face Trainer callbacks: a real fit of a tiny model on CPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from envsnap.manifest import load
+
+torch = pytest.importorskip("torch")
+
+
+def test_lightning_callback_captures_at_fit_start_and_on_resume(tmp_path: Path) -> None:
+    L = pytest.importorskip("lightning")
+    from envsnap.integrations.lightning import EnvsnapCallback
+
+    class Tiny(L.LightningModule):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 1)
+
+        def training_step(self, batch: Any, _index: int) -> Any:
+            x, y = batch
+            return torch.nn.functional.mse_loss(self.layer(x), y)
+
+        def configure_optimizers(self) -> Any:
+            return torch.optim.SGD(self.parameters(), lr=0.1, momentum=0.9)
+
+    data = torch.utils.data.TensorDataset(torch.randn(32, 4), torch.randn(32, 1))
+
+    def trainer(steps: int, callback: EnvsnapCallback) -> Any:
+        return L.Trainer(
+            max_steps=steps,
+            accelerator="cpu",
+            devices=1,
+            logger=False,
+            enable_progress_bar=False,
+            enable_model_summary=False,
+            default_root_dir=str(tmp_path),
+            accumulate_grad_batches=2,
+            callbacks=[callback],
+        )
+
+    first = EnvsnapCallback(tmp_path / "envsnap")
+    fit = trainer(2, first)
+    fit.fit(Tiny(), torch.utils.data.DataLoader(data, batch_size=8))
+    manifest = load(tmp_path / "envsnap" / "fit-start-rank0.json")
+    assert manifest.run.label == "fit-start"
+    assert manifest.precision is not None and manifest.precision.optimizer is not None
+    assert manifest.precision.optimizer.class_name.endswith("SGD")
+    assert manifest.parallel is not None
+    assert manifest.parallel.grad_accum_steps == 2
+    assert manifest.parallel.dataloader is not None and manifest.parallel.dataloader.batch_size == 8
+
+    checkpoint = next((tmp_path / "checkpoints").glob("*.ckpt"), None) or next(
+        tmp_path.rglob("*.ckpt")
+    )
+    second = EnvsnapCallback(tmp_path / "envsnap")
+    trainer(4, second).fit(
+        Tiny(), torch.utils.data.DataLoader(data, batch_size=8), ckpt_path=str(checkpoint)
+    )
+    assert load(tmp_path / "envsnap" / "resume-rank0.json").run.label == "resume"
+
+
+def test_hf_trainer_callback_records_batch_semantics_and_precision(tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("accelerate")
+    from envsnap.integrations.hf import EnvsnapTrainerCallback
+
+    class Regressor(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 1)
+
+        def forward(self, x: Any, labels: Any) -> dict[str, Any]:
+            return {"loss": torch.nn.functional.mse_loss(self.layer(x), labels)}
+
+    rows = [{"x": torch.randn(4), "labels": torch.randn(1)} for _ in range(16)]
+    args = transformers.TrainingArguments(
+        output_dir=str(tmp_path / "out"),
+        per_device_train_batch_size=4,
+        gradient_accumulation_steps=2,
+        max_steps=2,
+        report_to=[],
+        use_cpu=True,
+        save_strategy="no",
+        logging_strategy="no",
+        dataloader_drop_last=True,
+        seed=7,
+    )
+    callback = EnvsnapTrainerCallback(tmp_path / "envsnap")
+    transformers.Trainer(
+        model=Regressor(), args=args, train_dataset=rows, callbacks=[callback]
+    ).train()
+    manifest = load(tmp_path / "envsnap" / "fit-start-rank0.json")
+    assert manifest.parallel is not None
+    assert manifest.parallel.micro_batch_size == 4
+    assert manifest.parallel.grad_accum_steps == 2
+    assert manifest.parallel.drop_last is True
+    recorded = manifest.extra["hf_training_args"]
+    assert isinstance(recorded, dict)
+    assert recorded["gradient_accumulation_steps"] == 2
+    assert recorded["bf16"] is False and recorded["seed"] == 7
+    assert manifest.precision is not None and manifest.precision.optimizer is not None
