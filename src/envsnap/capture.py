@@ -148,14 +148,41 @@ def build_manifest(
 
 
 def _scrubbed(manifest: Manifest, redactor: Redactor) -> Manifest:
-    """Last line of defence: redact credential-shaped text anywhere in the manifest.
+    """Last line of defence before sealing: text that UTF-8 can carry, and no credentials.
 
     Collectors already redact what they know to be sensitive; this pass catches what slipped
     through (a token inside an error message, a path or a value no rule anticipated).
     """
+    # Python mode first: the JSON-mode dump turns such characters in dict keys into U+FFFD.
+    native = manifest.model_dump()
+    encodable = _utf8_safe(native)
+    if encodable != native:
+        manifest = Manifest.model_validate(encodable)
     document = manifest.to_document()
     clean = redactor.redact_json(document, by_name=False)
     return manifest if clean == document else Manifest.model_validate(clean)
+
+
+def _utf8_safe(value: Any) -> Any:
+    """Replace what UTF-8 cannot encode (undecodable bytes in env values, paths or argv, which
+    Python keeps as lone surrogates) with backslash escapes such as `\\xff`."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            try:
+                raw = value.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:  # a surrogate that did not come from a byte
+                return value.encode("utf-8", "backslashreplace").decode("utf-8")
+            return raw.decode("utf-8", "backslashreplace")
+        return value
+    if isinstance(value, dict):
+        return {_utf8_safe(k): _utf8_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_utf8_safe(item) for item in value]
+    return value
 
 
 def capture_process(

@@ -362,3 +362,15 @@ def test_capture_path_imports_no_torch_numpy_or_deepdiff(make_repo: MakeRepo) ->
     )
     assert done.stdout.strip() == "[]"
     assert (repo / "m.json").is_file()
+
+
+def test_undecodable_environment_bytes_do_not_break_capture(
+    run_cli_process: RunProcess, clean_cwd: Path
+) -> None:
+    env = {**os.environ, "TORCH_ODD": os.fsdecode(b"\xff\xfe-value")}
+    result = run_cli_process("capture", "--only", "env", "-o", "m.json", cwd=clean_cwd, env=env)
+    assert result.code == 0, result.err
+    manifest = load(clean_cwd / "m.json")
+    assert manifest.env is not None
+    assert manifest.env.variables["TORCH_ODD"] == "\\xff\\xfe-value"
+    assert run_cli_process("verify", "m.json", cwd=clean_cwd).code == 0

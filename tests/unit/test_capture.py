@@ -194,3 +194,24 @@ def test_final_pass_catches_a_token_a_collector_let_through(tmp_path: Path) -> N
         names=["env"], context=capture_context(tmp_path), registry=_registry(env=leaky_unknown)
     )
     assert token not in other.to_json()
+
+
+def test_undecodable_bytes_in_env_argv_and_cwd_become_escapes(tmp_path: Path) -> None:
+    """Python keeps non-UTF-8 bytes as lone surrogates; the manifest must still be UTF-8 JSON."""
+    import os
+
+    odd = os.fsdecode(b"caf\xe9")
+    cwd = tmp_path / odd
+    cwd.mkdir()
+    manifest = build_manifest(
+        names=["env"],
+        context=capture_context(cwd, env={"TORCH_X": odd, f"NCCL_{odd}": "1"}),
+        argv=["train.py", odd],
+        label=odd,
+    )
+    assert manifest.env is not None
+    assert manifest.env.variables == {"TORCH_X": "caf\\xe9", "NCCL_caf\\xe9": "1"}
+    assert manifest.run.argv == ["train.py", "caf\\xe9"]
+    assert manifest.run.cwd.endswith("caf\\xe9") and manifest.run.label == "caf\\xe9"
+    assert manifest.canonical().decode("utf-8")
+    assert verify_document(manifest.to_document())[0]

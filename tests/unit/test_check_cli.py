@@ -60,7 +60,7 @@ def test_output_file_is_written(run_cli: Run, manifest: Path, tmp_path: Path) ->
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "no such file"), ("{not json", "not valid JSON"), ("[]", "not an envsnap manifest")],
+    [(None, "no such file"), ("{not json", "not valid JSON"), ("[]", "not a manifest")],
 )
 def test_bad_input_is_one_line_and_exit_2(
     run_cli: Run, tmp_path: Path, content: str | None, message: str

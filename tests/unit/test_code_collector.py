@@ -237,3 +237,25 @@ def test_unreadable_untracked_file_is_recorded(make_repo: MakeRepo) -> None:
     assert code.untracked_count == 1
     assert code.untracked_digest is not None
     assert code.unknown == {"untracked_digest": "1 untracked file(s) could not be read"}
+
+
+def test_huge_untracked_file_is_digested_by_size(make_repo: MakeRepo) -> None:
+    repo = make_repo()
+    big = repo / "dataset.bin"
+    with open(big, "wb") as handle:  # sparse: large on paper, nothing to read from disk
+        handle.truncate(65 * 1024 * 1024)
+    code = code_of(repo)
+    assert code.untracked_count == 1
+    assert code.unknown == {"untracked_digest": "1 large untracked file(s) digested by size only"}
+    with open(big, "r+b") as handle:
+        handle.truncate(66 * 1024 * 1024)
+    assert code_of(repo).untracked_digest != code.untracked_digest
+
+
+def test_untracked_symlink_with_undecodable_target(make_repo: MakeRepo) -> None:
+    import os
+
+    repo = make_repo()
+    (repo / "link").symlink_to(os.fsdecode(b"target-\xff"))
+    code = code_of(repo)
+    assert code.untracked_count == 1 and code.unknown == {}

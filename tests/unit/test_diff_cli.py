@@ -65,11 +65,11 @@ def test_markdown_and_output_file(tmp_path: Path, run_cli: Run) -> None:
     ("content", "message"),
     [
         (b"{not json", "not valid JSON"),
-        (b"[1, 2]", "not an envsnap manifest"),
+        (b"[1, 2]", "not a manifest"),
         (b'{"schema_version": "9.0"}', "newer than this envsnap"),
         (b'{"schema_version": "1.0", "tool": {}}', "not a valid envsnap manifest"),
         (b"", "empty"),
-        (b"\xff\xfe\x00", "not UTF-8"),
+        (b"\xff\xfe\x00", "binary data"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

@@ -17,9 +17,10 @@ FORMATS = ("table", "markdown", "json")
 def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str]:
     """The manifest to check (validated), and its label."""
     if file is not None:
-        from envsnap.manifest import manifest_from_document, read_document
+        # A manifest, or a foreign record (collect_env report, W&B or MLflow run), detected.
+        from envsnap.importers import load_any
 
-        return manifest_from_document(read_document(file), file).to_document(), file
+        return load_any(file).to_document(), file
     from envsnap.capture import capture_process
     from envsnap.config import discover_config
 

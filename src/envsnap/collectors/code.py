@@ -11,6 +11,9 @@ from envsnap.collectors.base import CaptureContext, Collector, CollectorUnavaila
 from envsnap.hashing import sha256_file
 from envsnap.sections.code import CodeSection, Remote, Submodule
 
+# Untracked files are hashed up to these sizes (per file, and in total per capture).
+UNTRACKED_FILE_CAP_BYTES = 64 * 1024 * 1024
+UNTRACKED_HASH_BUDGET_BYTES = 256 * 1024 * 1024
 # Options that make the patch bytes independent of the user's git configuration (prefixes,
 # rename detection, external or textconv drivers, colour), so equal trees digest equally.
 _STABLE_DIFF = (
@@ -146,8 +149,15 @@ def _first_line(text: object) -> str:
 
 
 def _untracked_digest(root: Path, paths: list[str], unknown: dict[str, str]) -> str:
+    """sha256 over (path, content digest) of each untracked file.
+
+    Content is hashed up to a byte budget, so a forgotten multi-GB file cannot eat the
+    capture's time; past it, or for one file over the per-file cap, the size stands in for
+    the content and `unknown` says how many files were digested that way.
+    """
     outer = hashlib.sha256()
-    unreadable = 0
+    unreadable = by_size = 0
+    budget = UNTRACKED_HASH_BUDGET_BYTES
     for relative in paths:
         path = root / relative
         try:
@@ -156,13 +166,25 @@ def _untracked_digest(root: Path, paths: list[str], unknown: dict[str, str]) -> 
             elif relative.endswith("/"):  # git lists a nested repository as one directory
                 content = "directory"
             else:
-                content = sha256_file(path)
+                size = path.stat().st_size
+                if size > min(budget, UNTRACKED_FILE_CAP_BYTES):
+                    by_size += 1
+                    content = f"size:{size}"
+                else:
+                    budget -= size
+                    content = sha256_file(path)
         except OSError as exc:
             unreadable += 1
             content = f"unreadable:{exc.errno}"
-        outer.update(relative.encode("utf-8", "surrogateescape") + b"\0" + content.encode() + b"\n")
+        entry = f"{relative}\0{content}\n".encode("utf-8", "surrogateescape")
+        outer.update(entry)
+    problems = []
     if unreadable:
-        unknown["untracked_digest"] = f"{unreadable} untracked file(s) could not be read"
+        problems.append(f"{unreadable} untracked file(s) could not be read")
+    if by_size:
+        problems.append(f"{by_size} large untracked file(s) digested by size only")
+    if problems:
+        unknown["untracked_digest"] = "; ".join(problems)
     return outer.hexdigest()
 
 

@@ -36,7 +36,8 @@ class CodeSection(Section):
     untracked_count: int = Field(description="Number of untracked files that are not ignored.")
     untracked_digest: str | None = Field(
         description="sha256 over the sorted (path, content sha256) pairs of untracked files; "
-        "null when there are none."
+        "null when there are none. Past the hashing budget (64 MiB per file, 256 MiB in all) a "
+        "file counts by its size, and unknown.untracked_digest says so."
     )
     submodules: list[Submodule] = Field(
         default_factory=list, description="Submodules (recursive), sorted by path."

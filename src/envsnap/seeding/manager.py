@@ -130,9 +130,10 @@ class SeedManager:
 
             seeded["torch"] = self.derive("torch")
             torch.manual_seed(seeded["torch"])
-            if torch.cuda.is_available():
+            # A build-time fact; asking the driver (is_available) could start CUDA. The seed is
+            # queued by torch until CUDA initialises, so seeding never forces initialisation.
+            if torch.version.cuda is not None:
                 seeded["cuda"] = self.derive("cuda")
-                # Queued by torch until CUDA initialises: seeding never forces initialisation.
                 torch.cuda.manual_seed_all(seeded["cuda"])
         self.seeded = seeded
         if self.level is None:
