@@ -12,7 +12,6 @@ import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from envsnap.manifest import CollectorRecord, Manifest, RunInfo, ToolInfo
@@ -68,11 +67,10 @@ def capture(
     }
     started = time.perf_counter()
     try:
-        from envsnap.capture import capture_process
+        from envsnap.capturing import capture_process
         from envsnap.config import discover_config
         from envsnap.inputs import with_data_budget
 
-        _keep_public_name()
         config = discover_config(Path.cwd())
         if budget_s is not None:
             config = config.with_overrides(budget_s=budget_s)
@@ -91,15 +89,6 @@ def capture(
         except OSError as exc:
             logger.warning("envsnap: could not write %s: %s", path, exc)
     return manifest
-
-
-def _keep_public_name() -> None:
-    """Importing the `envsnap.capture` module rebinds the package attribute `envsnap.capture`
-    to that module, shadowing this function; bind the function back so later calls work."""
-    import envsnap
-
-    if isinstance(getattr(envsnap, "capture", None), ModuleType):
-        envsnap.capture = capture  # type: ignore[assignment]
 
 
 def load(path: str | os.PathLike[str]) -> Manifest:

@@ -13,13 +13,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from envsnap.declared import DECLARED_MODELS, normalize
 from envsnap.errors import ConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+# In-job sections a config table, --set or the API can declare values for; each table is
+# validated by its model in envsnap.declared, imported only when a table is present.
+DECLARED_SECTIONS: tuple[str, ...] = ("precision", "parallel", "data", "tokenizer", "templates")
 
 # Families of environment variables that can change numerical results or the job's layout.
 DEFAULT_ENV_PREFIXES: tuple[str, ...] = (
@@ -138,7 +141,9 @@ def config_from_table(table: dict[str, Any], source: str) -> CaptureConfig:
     for key, value in declared.items():
         if not isinstance(value, dict):
             raise ConfigError(f"{source}: [{key}] must be a table")
-        if key in DECLARED_MODELS:
+        if key in DECLARED_SECTIONS:
+            from envsnap.declared import normalize
+
             declared[key] = normalize(key, value, source)
     changes["declared"] = declared
     return replace(config, **changes)
@@ -198,12 +203,14 @@ def discover_config(start: Path) -> CaptureConfig:
 
 
 # Tables `--set` may change: the in-job sections, plus seeds (validated by its own collector).
-SETTABLE_SECTIONS: tuple[str, ...] = (*DECLARED_MODELS, "seeds")
+SETTABLE_SECTIONS: tuple[str, ...] = (*DECLARED_SECTIONS, "seeds")
 
 
 def with_declared(config: CaptureConfig, section: str, **values: Any) -> CaptureConfig:
     """Set declared fields of one in-job section (from flags), validated like the config."""
     table = {**config.declared.get(section, {}), **values}
+    from envsnap.declared import normalize
+
     return replace(config, declared={**config.declared, section: normalize(section, table, "flag")})
 
 
@@ -237,6 +244,8 @@ def apply_sets(config: CaptureConfig, assignments: Sequence[str]) -> CaptureConf
             node = child
         node[parts[-1]] = _parse_value(text.strip())
         touched.add(parts[0])
-    for section in touched & set(DECLARED_MODELS):
+    from envsnap.declared import normalize
+
+    for section in touched & set(DECLARED_SECTIONS):
         declared[section] = normalize(section, declared[section], "--set")
     return replace(config, declared=declared)

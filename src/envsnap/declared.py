@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import Field, JsonValue, ValidationError
 
+from envsnap.config import DECLARED_SECTIONS
 from envsnap.errors import ConfigError
 from envsnap.sections.base import Model
 from envsnap.sections.data import HashMode
@@ -66,6 +67,7 @@ DECLARED_MODELS: dict[str, type[Model]] = {
     "tokenizer": TokenizerDeclared,
     "templates": TemplatesDeclared,
 }
+assert tuple(DECLARED_MODELS) == DECLARED_SECTIONS, "keep envsnap.config.DECLARED_SECTIONS in step"
 # Short spellings accepted in config and --set, mapped to the manifest field names.
 ALIASES: dict[str, dict[str, str]] = {
     "parallel": {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.capture import build_manifest, run_collectors, select_collectors
+from envsnap.capturing import build_manifest, run_collectors, select_collectors
 from envsnap.collectors import COLLECTORS
 from envsnap.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.errors import EnvsnapError

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from envsnap.capture import build_manifest
+from envsnap.capturing import build_manifest
 from envsnap.manifest import Manifest
 from tests.conftest import CliResult, capture_context
 

@@ -131,7 +131,7 @@ def real_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_round_trip_matches_an_envsnap_capture(real_report: Path) -> None:
     import torch
 
-    from envsnap.capture import capture_process
+    from envsnap.capturing import capture_process
 
     imported = import_record(real_report, "auto")
     captured = capture_process(only=["python", "system", "packages"])

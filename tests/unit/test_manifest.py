@@ -13,7 +13,7 @@ import pytest
 
 from envsnap.atomic import write_atomic
 from envsnap.canonical import canonical_bytes, digest_of
-from envsnap.capture import build_manifest
+from envsnap.capturing import build_manifest
 from envsnap.errors import ManifestError
 from envsnap.manifest import (
     KNOWN_SCHEMA_VERSIONS,

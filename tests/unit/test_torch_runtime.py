@@ -148,7 +148,7 @@ def test_torch_not_installed_is_skipped_and_says_so(tmp_path: Path) -> None:
         """
         import json, sys
         sys.modules["torch"] = None     # as if torch were not installed: import raises
-        from envsnap.capture import capture_process
+        from envsnap.capturing import capture_process
         from envsnap.config import CaptureConfig
         m = capture_process(config=CaptureConfig(import_torch=True), only=["torch", "gpu"])
         print(json.dumps({k: v.model_dump(mode="json") for k, v in m.collectors.items()}))

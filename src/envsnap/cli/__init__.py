@@ -6,6 +6,7 @@ input. Every error is one line on stderr; `--debug` shows the traceback instead.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -22,27 +23,45 @@ from envsnap.errors import EnvsnapError
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Command name -> module that defines it. Modules load on first use, so `envsnap capture` never
+# pays for the differ's, the importers' or the report models' imports.
+COMMAND_MODULES: dict[str, str] = {
+    "capture": "capture_cmd",
+    "show": "inspect_cmd",
+    "verify": "inspect_cmd",
+    "schema": "inspect_cmd",
+    "diff": "diff_cmd",
+    "check": "check_cmd",
+    "report": "report_cmd",
+    "export": "export_cmd",
+    "keygen": "sign_cmd",
+    "sign": "sign_cmd",
+    "import": "import_cmd",
+    "fleet": "fleet_cmd",
+    "trace": "trace_cmd",
+    "ckpt": "ckpt_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose commands are imported when they are first looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(COMMAND_MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            # Importing the module registers its commands on `cli`.
+            importlib.import_module(f"envsnap.cli.{COMMAND_MODULES[cmd_name]}")
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="envsnap", message="%(prog)s %(version)s")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 def cli(debug: bool) -> None:
     """Capture the conditions of an ML run, and rank the differences that can change results."""
 
-
-# Each module registers its commands on `cli` when imported.
-from envsnap.cli import (  # noqa: E402, F401
-    capture_cmd,
-    check_cmd,
-    ckpt_cmd,
-    diff_cmd,
-    export_cmd,
-    fleet_cmd,
-    import_cmd,
-    inspect_cmd,
-    report_cmd,
-    sign_cmd,
-    trace_cmd,
-)
 
 # click >= 8.2 signals a bare group invocation with its own UsageError subclass.
 _NO_ARGS_IS_HELP: type[click.UsageError] | tuple[()] = getattr(

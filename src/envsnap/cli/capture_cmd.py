@@ -95,7 +95,7 @@ def capture(
     assignments: tuple[str, ...],
 ) -> int:
     """Record the conditions of this environment as a JSON manifest."""
-    from envsnap.capture import capture_process
+    from envsnap.capturing import capture_process
     from envsnap.config import apply_sets, discover_config, load_config
     from envsnap.inputs import item_errors, with_data_budget
 

@@ -21,7 +21,7 @@ def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str
         from envsnap.importers import load_any
 
         return load_any(file).to_document(), file
-    from envsnap.capture import capture_process
+    from envsnap.capturing import capture_process
     from envsnap.config import discover_config
 
     config = discover_config(Path.cwd()).with_overrides(import_torch=import_torch)

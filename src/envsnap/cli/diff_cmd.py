@@ -42,7 +42,7 @@ def load_side(path: str) -> Diffable:
 
 
 def _current_document() -> dict[str, Any]:
-    from envsnap.capture import capture_process
+    from envsnap.capturing import capture_process
     from envsnap.config import discover_config
 
     return capture_process(config=discover_config(Path.cwd())).to_document()
