@@ -69,9 +69,9 @@ class ToolInfo(Model):
 
 class RunInfo(Model):
     argv: list[str] = Field(description="Command line of the capturing process, secrets redacted.")
-    cwd: str = Field(description="Working directory of the capturing process.")
+    cwd: str | None = Field(description="Working directory of the capturing process.")
     label: str | None = Field(default=None, description="Free-text label given with --label.")
-    pid: int = Field(description="Process id of the capturing process.")
+    pid: int | None = Field(description="Process id of the capturing process.")
 
 
 class ImportedFrom(Model):

@@ -150,7 +150,7 @@ def test_auto_detects_the_run_directory_and_the_metadata_file(wandb_run: tuple[P
     assert by_dir.imported_from.sha256 == by_file.imported_from.sha256
     assert by_dir.imported_from.sha256 == by_files_dir.imported_from.sha256
     assert by_dir.extra == by_file.extra == by_files_dir.extra
-    assert by_dir.extra["imported_sections"]["code"]["dirty"] is True  # type: ignore[index]
+    assert by_dir.code is not None and by_dir.code.dirty is True
 
 
 def _import(name: str) -> Manifest:
@@ -186,7 +186,8 @@ def test_legacy_metadata_from_the_python_service() -> None:
     assert manifest.gpu.devices["1"].compute_capability == "7.0"
     assert manifest.created_at.isoformat().startswith("2021-06-01T10:00:00")
     # No diff.patch beside it: the tree's state is not stated.
-    assert "dirty" not in manifest.extra["imported_sections"]["code"]  # type: ignore[operator]
+    assert manifest.code is not None and manifest.code.dirty is None
+    assert "diff.patch" in manifest.code.unknown["dirty"]
 
 
 @pytest.mark.parametrize(

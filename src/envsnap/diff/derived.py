@@ -49,12 +49,19 @@ def _first(doc: Doc, *paths: str) -> Any:
     return None
 
 
+# Where a package's version is also recorded when the package list lacks it (an imported
+# collect_env report lists conda packages only, or none).
+_VERSION_FALLBACKS: dict[str, tuple[str, ...]] = {"torch": ("cuda_stack.torch_version", "torch.version")}
+
+
 def version_of(doc: Doc, package: str) -> str | None:
     value = get(doc, "packages.installed")
     if isinstance(value, dict) and isinstance(value.get(package), dict):
         version = value[package].get("version")
-        return version if isinstance(version, str) else None
-    return None
+        if isinstance(version, str):
+            return version
+    fallback = _first(doc, *_VERSION_FALLBACKS.get(package, ()))
+    return fallback if isinstance(fallback, str) else None
 
 
 def _pkg_path(package: str) -> str:

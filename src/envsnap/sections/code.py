@@ -22,18 +22,18 @@ class Remote(Model):
 
 
 class CodeSection(Section):
-    repo_root: str = Field(description="Absolute path of the repository's working tree.")
+    repo_root: str | None = Field(description="Absolute path of the repository's working tree.")
     commit: str = Field(description="Full hex id of HEAD.")
     branch: str | None = Field(description="Checked-out branch; null when HEAD is detached.")
-    detached: bool = Field(description="True when HEAD is detached (no branch).")
-    dirty: bool = Field(
+    detached: bool | None = Field(description="True when HEAD is detached (no branch).")
+    dirty: bool | None = Field(
         description="True when tracked files differ from HEAD or untracked, non-ignored files exist."
     )
     diff_sha256: str | None = Field(
         description="sha256 of the binary-safe `git diff HEAD --binary` patch; null when clean."
     )
-    diff_bytes: int = Field(description="Size of that patch in bytes (0 when clean).")
-    untracked_count: int = Field(description="Number of untracked files that are not ignored.")
+    diff_bytes: int | None = Field(description="Size of that patch in bytes (0 when clean).")
+    untracked_count: int | None = Field(description="Number of untracked files that are not ignored.")
     untracked_digest: str | None = Field(
         description="sha256 over the sorted (path, content sha256) pairs of untracked files; "
         "null when there are none. Past the hashing budget (64 MiB per file, 256 MiB in all) a "
