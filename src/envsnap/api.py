@@ -76,7 +76,13 @@ def capture(
             config = config.with_overrides(budget_s=budget_s)
         config = with_data_budget(config, inputs)
         manifest = capture_process(
-            config=config, only=only, skip=skip, label=label, inputs=inputs, extra=extra
+            config=config,
+            only=only,
+            skip=skip,
+            label=label,
+            inputs=inputs,
+            extra=extra,
+            in_job=True,
         )
     except Exception as exc:
         logger.warning("envsnap: capture failed: %s", exc)

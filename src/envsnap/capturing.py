@@ -193,8 +193,13 @@ def capture_process(
     label: str | None = None,
     inputs: Mapping[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
+    in_job: bool = False,
 ) -> Manifest:
-    """Capture the current process's conditions (used by the CLI and the in-job API)."""
+    """Capture the current process's conditions (used by the CLI and the in-job API).
+
+    `in_job` says the capturing process is the training job itself, so its live state (RNG
+    states, seeds) describes the job; the CLI captures from outside and leaves it False.
+    """
     config = config or CaptureConfig()
     names = select_collectors(only, skip)
     context = CaptureContext.from_process(
@@ -202,5 +207,6 @@ def capture_process(
         redactor=Redactor(extra_patterns=config.redact_patterns),
         inputs=dict(inputs or {}),
         deadline=time.monotonic() + config.budget_s,
+        in_job=in_job,
     )
     return build_manifest(names=names, context=context, label=label, extra=extra)

@@ -18,7 +18,7 @@ from envsnap.seeding import SeedManager, manager
 
 
 def _context(tmp_path: Path, **inputs: object) -> CaptureContext:
-    return CaptureContext(env={"PYTHONHASHSEED": "0"}, cwd=tmp_path, inputs=inputs)
+    return CaptureContext(env={"PYTHONHASHSEED": "0"}, cwd=tmp_path, inputs=inputs, in_job=True)
 
 
 def test_a_manager_passed_as_seeds_is_recorded_with_its_level_and_flags(tmp_path: Path) -> None:
@@ -118,3 +118,15 @@ def test_capture_without_torch_neither_imports_it_nor_guesses(tmp_path: Path) ->
     assert seeds["torch_initial_seed"] is None and seeds["cuda_initialized"] is None
     assert seeds["pythonhashseed"] is None
     assert list(seeds["state_digests"]) == ["python"]
+
+
+def test_a_capture_from_outside_the_job_records_no_rng_state(tmp_path: Path) -> None:
+    """The CLI's own RNG state says nothing about the job and differs on every capture."""
+    from envsnap.collectors.seeds import collect
+
+    outside = CaptureContext(env={"PYTHONHASHSEED": "0"}, cwd=tmp_path)
+    section = collect(outside)
+    assert section.state_digests == {}
+    assert section.torch_initial_seed is None
+    assert "outside the job" in section.unknown["state_digests"]
+    assert section.pythonhashseed == "0"

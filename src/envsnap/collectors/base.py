@@ -41,6 +41,8 @@ class CaptureContext:
     inputs: Mapping[str, Any] = field(default_factory=dict)
     # Monotonic time by which the whole capture must be done.
     deadline: float = field(default_factory=lambda: time.monotonic() + 10.0)
+    # True when the capturing process is the job itself (the in-job API), not a CLI beside it.
+    in_job: bool = False
 
     @classmethod
     def from_process(cls, **kwargs: Any) -> CaptureContext:

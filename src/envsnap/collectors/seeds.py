@@ -82,6 +82,12 @@ def collect(context: CaptureContext) -> SeedsSection:
             flags=declared.flags,
             warnings=list(declared.warnings),
         )
+    if not context.in_job:
+        # A CLI beside the job has its own, freshly seeded RNGs: their state says nothing
+        # about the job, and would differ on every capture.
+        reason = "captured from outside the job; use envsnap.capture() inside it"
+        unknown.update(state_digests=reason, torch_initial_seed=reason)
+        return SeedsSection(**fields, pythonhashseed=context.env.get("PYTHONHASHSEED"))
     return SeedsSection(**fields, **_observed(context))
 
 

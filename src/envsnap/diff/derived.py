@@ -51,7 +51,9 @@ def _first(doc: Doc, *paths: str) -> Any:
 
 # Where a package's version is also recorded when the package list lacks it (an imported
 # collect_env report lists conda packages only, or none).
-_VERSION_FALLBACKS: dict[str, tuple[str, ...]] = {"torch": ("cuda_stack.torch_version", "torch.version")}
+_VERSION_FALLBACKS: dict[str, tuple[str, ...]] = {
+    "torch": ("cuda_stack.torch_version", "torch.version")
+}
 
 
 def version_of(doc: Doc, package: str) -> str | None:

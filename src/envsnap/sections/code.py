@@ -33,7 +33,9 @@ class CodeSection(Section):
         description="sha256 of the binary-safe `git diff HEAD --binary` patch; null when clean."
     )
     diff_bytes: int | None = Field(description="Size of that patch in bytes (0 when clean).")
-    untracked_count: int | None = Field(description="Number of untracked files that are not ignored.")
+    untracked_count: int | None = Field(
+        description="Number of untracked files that are not ignored."
+    )
     untracked_digest: str | None = Field(
         description="sha256 over the sorted (path, content sha256) pairs of untracked files; "
         "null when there are none. Past the hashing budget (64 MiB per file, 256 MiB in all) a "

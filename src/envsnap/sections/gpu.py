@@ -103,7 +103,9 @@ class GpuSection(Section):
         description="Highest CUDA version the driver supports, e.g. '12.4'."
     )
     nvml_version: str | None = Field(description="NVML library version.")
-    device_count: int | None = Field(description="Physical GPUs NVML sees (ignores CUDA_VISIBLE_DEVICES).")
+    device_count: int | None = Field(
+        description="Physical GPUs NVML sees (ignores CUDA_VISIBLE_DEVICES)."
+    )
     devices: dict[str, GpuDevice] = Field(
         description="Physical GPUs keyed by NVML index ('0', '1', ...)."
     )

@@ -13,7 +13,9 @@ PackageSource = Literal["index", "editable", "vcs", "url", "local"]
 
 class Package(Model):
     name: str = Field(description="Distribution name as its metadata spells it.")
-    version: str | None = Field(description="Installed version string, including any local tag (+cu121).")
+    version: str | None = Field(
+        description="Installed version string, including any local tag (+cu121)."
+    )
     installer: str | None = Field(description="Tool that installed it (pip, uv, conda...).")
     source: PackageSource | None = Field(
         description="'index' (a registry), 'editable', 'vcs', 'url' (archive) or 'local' "

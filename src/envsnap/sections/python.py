@@ -17,7 +17,9 @@ class PythonSection(Section):
     compiler: str | None = Field(description="Compiler the interpreter was built with.")
     executable: str | None = Field(description="Path of the interpreter binary.")
     prefix: str | None = Field(description="sys.prefix.")
-    base_prefix: str | None = Field(description="sys.base_prefix (differs from prefix inside a venv).")
+    base_prefix: str | None = Field(
+        description="sys.base_prefix (differs from prefix inside a venv)."
+    )
     environment: EnvironmentKind | None = Field(
         description="Kind of environment: a plain venv, one made by uv, a virtualenv, a conda "
         "environment, or the system interpreter."

@@ -34,7 +34,9 @@ class SystemSection(Section):
     os_release: str | None = Field(description="Distribution name and version, e.g. Debian 12.")
     kernel: str = Field(description="Kernel release.")
     libc: str | None = Field(description="C library and version, e.g. glibc 2.36.")
-    hostname: str | None = Field(description="Host name (noise for comparisons, useful for locating).")
+    hostname: str | None = Field(
+        description="Host name (noise for comparisons, useful for locating)."
+    )
     cpu: Cpu = Field(description="Processor facts.")
     memory_total_bytes: int | None = Field(description="Physical memory.")
     container: Container = Field(description="Container and cgroup limits.")
