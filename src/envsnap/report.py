@@ -6,7 +6,8 @@ reproduction target, why, and what to do. Reports list findings in rank order.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterable
+from typing import Literal, TypeVar
 
 from pydantic import Field, JsonValue
 
@@ -99,3 +100,24 @@ def report_schema_text() -> str:
     from envsnap.canonical import pretty_text
 
     return pretty_text(report_schema_document())
+
+
+FindingT = TypeVar("FindingT", bound=Finding)
+
+
+def severity_key(finding: Finding) -> tuple[int, int]:
+    """Sort key: most severe first, then the heavier category (semantics before noise)."""
+    return (-SEVERITY_RANK[finding.severity], -CATEGORY_WEIGHT[finding.category])
+
+
+def numbered(findings: Iterable[FindingT]) -> list[FindingT]:
+    """The findings with `rank` set to 1, 2, ... in the order given."""
+    return [f.model_copy(update={"rank": i}) for i, f in enumerate(findings, start=1)]
+
+
+def severity_counts(findings: Iterable[Finding]) -> dict[Severity, int]:
+    """How many findings there are of each severity (every severity present, zeros included)."""
+    counts: dict[Severity, int] = {name: 0 for name in SEVERITIES}
+    for finding in findings:
+        counts[finding.severity] += 1
+    return counts

@@ -8,7 +8,6 @@ from envsnap.check.catalog import RULES_BY_ID
 from envsnap.check.lints import LINTS, Subject
 from envsnap.diff.derived import Hit
 from envsnap.report import (
-    CATEGORY_WEIGHT,
     SEVERITIES,
     SEVERITY_RANK,
     TARGETS,
@@ -17,6 +16,9 @@ from envsnap.report import (
     Severity,
     Summary,
     Target,
+    numbered,
+    severity_counts,
+    severity_key,
 )
 
 
@@ -62,13 +64,9 @@ def check_document(
     subject = Subject(doc=document, live=live)
     hits = [hit for lint in LINTS for hit in lint(subject)]
     findings = [_finding(hit, target) for hit in hits]
-    findings.sort(
-        key=lambda f: (-SEVERITY_RANK[f.severity], -CATEGORY_WEIGHT[f.category], f.rule, f.path)
-    )
-    ranked = [f.model_copy(update={"rank": i}) for i, f in enumerate(findings, start=1)]
-    counts: dict[Severity, int] = {name: 0 for name in SEVERITIES}
-    for finding in ranked:
-        counts[finding.severity] += 1
+    findings.sort(key=lambda f: (*severity_key(f), f.rule, f.path))
+    ranked = numbered(findings)
+    counts = severity_counts(ranked)
     return Report(
         kind="check",
         target=target,

@@ -13,7 +13,7 @@ from envsnap.checkpoint import dcp, layout
 from envsnap.checkpoint.items import ItemStatus, audit_items
 from envsnap.checkpoint.safeload import load_torch_safely, read_safetensors
 from envsnap.errors import EnvsnapError
-from envsnap.report import CATEGORY_WEIGHT, SEVERITY_RANK, Finding, Target
+from envsnap.report import CATEGORY_WEIGHT, SEVERITY_RANK, Finding, Target, numbered
 from envsnap.sections.base import Model
 
 Kind = Literal["file", "safetensors", "training-state", "directory", "dcp"]
@@ -134,7 +134,7 @@ def inspect_checkpoint(
             p[1].rule,
         ),
     )
-    ordered = [f.model_copy(update={"rank": i}) for i, (_, f) in enumerate(ranked, start=1)]
+    ordered = numbered(f for _, f in ranked)
     return CheckpointReport(
         path=label,
         kind=kind,

@@ -8,10 +8,7 @@ from typing import Any
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit
-from envsnap.report import SEVERITIES, TARGETS
-
-FORMATS = ("table", "markdown", "json")
+from envsnap.cli.options import emit, fail_on_option, format_option, target_option
 
 
 def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str]:
@@ -30,22 +27,9 @@ def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=False), required=False)
-@click.option(
-    "--target",
-    type=click.Choice(TARGETS),
-    default="close",
-    show_default=True,
-    help="Reproduction target the severities are for.",
-)
-@click.option(
-    "-f", "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(SEVERITIES),
-    metavar="SEVERITY",
-    help="Exit 1 when any finding reaches this severity (critical, high, medium, low, info).",
-)
+@target_option
+@format_option
+@fail_on_option
 @click.option("-o", "--output", metavar="FILE", help="Write the report here instead of stdout.")
 @click.option(
     "--torch",

@@ -8,13 +8,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit
-from envsnap.report import SEVERITIES, TARGETS
+from envsnap.cli.options import emit, fail_on_option, format_option, target_option
 
 if TYPE_CHECKING:
     from envsnap.cluster.io import Diffable
-
-FORMATS = ("table", "markdown", "json")
 
 
 def load_side(path: str) -> Diffable:
@@ -51,22 +48,9 @@ def _current_document() -> dict[str, Any]:
 @cli.command()
 @click.argument("a", type=click.Path(dir_okay=True, allow_dash=False), required=False)
 @click.argument("b", type=click.Path(dir_okay=True, allow_dash=False), required=False)
-@click.option(
-    "--target",
-    type=click.Choice(TARGETS),
-    default="close",
-    show_default=True,
-    help="Reproduction target the severities are for.",
-)
-@click.option(
-    "-f", "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(SEVERITIES),
-    metavar="SEVERITY",
-    help="Exit 1 when any finding reaches this severity (critical, high, medium, low, info).",
-)
+@target_option
+@format_option
+@fail_on_option
 @click.option(
     "--ignore",
     multiple=True,

@@ -5,27 +5,13 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit
-from envsnap.report import TARGETS
+from envsnap.cli.options import emit, format_option, target_option
 
 
 @cli.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=False))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "markdown", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "--target",
-    type=click.Choice(TARGETS),
-    default="close",
-    show_default=True,
-    help="Reproduction target the severities are for.",
-)
+@format_option
+@target_option
 @click.option("-o", "--output", default=None, help="Write to this file (atomically).")
 @click.option("--strict", is_flag=True, help="Exit 1 when the manifests are not all equivalent.")
 def fleet(inputs: tuple[str, ...], fmt: str, target: str, output: str | None, strict: bool) -> int:

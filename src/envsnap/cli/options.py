@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+REPORT_FORMATS = ("table", "markdown", "json")
 
 
 def split_names(_ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> list[str]:
@@ -21,3 +27,43 @@ def emit(text: str, output: str | None) -> None:
         write_atomic(output, text.encode("utf-8"))
     else:
         click.echo(text, nl=not text.endswith("\n"))
+
+
+# Options shared by the commands that print a findings report (diff, check, fleet, ...).
+# envsnap.report is imported inside each decorator: only those commands' modules pay for it.
+def target_option(func: F) -> F:
+    """`--target bitwise|close|conclusion`, default close."""
+    from envsnap.report import TARGETS
+
+    return click.option(
+        "--target",
+        type=click.Choice(TARGETS),
+        default="close",
+        show_default=True,
+        help="Reproduction target the severities are for.",
+    )(func)
+
+
+def format_option(func: F) -> F:
+    """`-f/--format table|markdown|json`, default table."""
+    return click.option(
+        "-f",
+        "--format",
+        "fmt",
+        type=click.Choice(REPORT_FORMATS),
+        default="table",
+        show_default=True,
+        help="Output format.",
+    )(func)
+
+
+def fail_on_option(func: F) -> F:
+    """`--fail-on SEVERITY`: exit 1 when a finding reaches it."""
+    from envsnap.report import SEVERITIES
+
+    return click.option(
+        "--fail-on",
+        type=click.Choice(SEVERITIES),
+        metavar="SEVERITY",
+        help="Exit 1 when any finding reaches this severity (critical, high, medium, low, info).",
+    )(func)

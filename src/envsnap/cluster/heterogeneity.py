@@ -15,7 +15,7 @@ from envsnap.cluster.model import HeterogeneityFinding
 from envsnap.cluster.paths import value_key
 from envsnap.cluster.relevance import per_rank_seeds_declared
 from envsnap.diff.rules import Rule
-from envsnap.report import CATEGORY_WEIGHT, SEVERITY_RANK, Finding, Target
+from envsnap.report import Finding, Target, numbered, severity_key
 
 SEEDS_EQUAL = Rule(
     id="cluster.seeds-equal-across-ranks",
@@ -139,7 +139,5 @@ def heterogeneity_findings(
         )
     if expected:
         findings.extend(_equal_seed_findings(documents, hosts, target))
-    findings.sort(
-        key=lambda f: (-SEVERITY_RANK[f.severity], -CATEGORY_WEIGHT[f.category], f.path, f.ranks)
-    )
-    return [f.model_copy(update={"rank": i}) for i, f in enumerate(findings, start=1)]
+    findings.sort(key=lambda f: (*severity_key(f), f.path, f.ranks))
+    return numbered(findings)

@@ -17,7 +17,15 @@ from envsnap.cluster.model import (
 )
 from envsnap.errors import ManifestError
 from envsnap.manifest import Manifest, manifest_from_document, read_document
-from envsnap.report import CATEGORY_WEIGHT, SEVERITY_RANK, Finding, Report, Summary, Target
+from envsnap.report import (
+    Finding,
+    Report,
+    Summary,
+    Target,
+    numbered,
+    severity_counts,
+    severity_key,
+)
 
 
 def load_cluster(path: str | os.PathLike[str]) -> ClusterManifest:
@@ -107,14 +115,8 @@ def with_cluster_findings(report: Report, a: Diffable, b: Diffable) -> Report:
             )
     if not extra:
         return report
-    ordered = sorted(
-        [*report.findings, *extra],
-        key=lambda f: (-SEVERITY_RANK[f.severity], -CATEGORY_WEIGHT[f.category]),
-    )
-    findings = [f.model_copy(update={"rank": i}) for i, f in enumerate(ordered, start=1)]
-    counts = {severity: 0 for severity in report.summary.counts}
-    for finding in findings:
-        counts[finding.severity] = counts.get(finding.severity, 0) + 1
+    findings = numbered(sorted([*report.findings, *extra], key=severity_key))
+    counts = severity_counts(findings)
     verdict = f"{report.summary.verdict}; {len(extra)} from ranks deviating within a cluster"
     return report.model_copy(
         update={

@@ -28,6 +28,8 @@ from envsnap.report import (
     Severity,
     Summary,
     Target,
+    numbered,
+    severity_counts,
 )
 
 INDEX = RuleIndex(CATALOG)
@@ -194,10 +196,8 @@ def build_report(
         )
         rows.append((key, finding))
     rows.sort(key=lambda row: row[0])
-    findings = [f.model_copy(update={"rank": i}) for i, (_, f) in enumerate(rows, start=1)]
-    counts: dict[Severity, int] = {name: 0 for name in SEVERITIES}
-    for finding in findings:
-        counts[finding.severity] += 1
+    findings = numbered(f for _, f in rows)
+    counts = severity_counts(findings)
     return Report(
         kind="diff",
         target=target,
