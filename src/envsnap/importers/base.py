@@ -210,9 +210,9 @@ def to_manifest(imported: Imported, source: Source) -> Manifest:
         created_at=imported.started_at or datetime.now(timezone.utc),
         run=RunInfo(
             argv=imported.argv,
-            cwd=imported.cwd or "",
+            cwd=imported.cwd or None,
             label=f"imported from {SOURCE_LABELS[fmt]} {source.path.name}",
-            pid=0,
+            pid=None,
         ),
         collectors=records,
         imported_from=ImportedFrom(format=fmt, source=source.path.name, sha256=source.sha256),
