@@ -68,10 +68,18 @@ def capture(
     started = time.perf_counter()
     try:
         from envsnap.capturing import capture_process
-        from envsnap.config import discover_config
+        from envsnap.config import CaptureConfig, discover_config
+        from envsnap.errors import ConfigError
         from envsnap.inputs import with_data_budget
 
-        config = discover_config(Path.cwd())
+        try:
+            config = discover_config(Path.cwd())
+        except ConfigError as exc:
+            # A typo in the config file must not cost the job its manifest: capture with the
+            # defaults and say why in the manifest.
+            logger.warning("envsnap: %s; capturing with the default configuration", exc)
+            config = CaptureConfig()
+            extra = {**(extra or {}), "config_error": str(exc)}
         if budget_s is not None:
             config = config.with_overrides(budget_s=budget_s)
         config = with_data_budget(config, inputs)

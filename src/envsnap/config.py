@@ -203,7 +203,7 @@ def discover_config(start: Path) -> CaptureConfig:
 
 
 # Tables `--set` may change: the in-job sections, plus seeds (validated by its own collector).
-SETTABLE_SECTIONS: tuple[str, ...] = (*DECLARED_SECTIONS, "seeds")
+SETTABLE_SECTIONS: tuple[str, ...] = DECLARED_SECTIONS
 
 
 def with_declared(config: CaptureConfig, section: str, **values: Any) -> CaptureConfig:
@@ -242,6 +242,11 @@ def apply_sets(config: CaptureConfig, assignments: Sequence[str]) -> CaptureConf
             if not isinstance(child, dict):
                 raise ConfigError(f"--set {assignment!r}: {part} is not a table")
             node = child
+        if len(parts) == 2:
+            # Resolve a short spelling now, so a later flag for the same field wins.
+            from envsnap.declared import ALIASES
+
+            parts[-1] = ALIASES.get(parts[0], {}).get(parts[-1], parts[-1])
         node[parts[-1]] = _parse_value(text.strip())
         touched.add(parts[0])
     from envsnap.declared import normalize

@@ -59,7 +59,9 @@ class DigestCache:
             document = json.loads(path.read_bytes())
         except (OSError, ValueError):
             return {}
-        entries = document.get("entries") if isinstance(document, dict) else None
+        if not isinstance(document, dict):
+            return {}
+        entries = document.get("entries")
         if document.get("format") != _FORMAT or not isinstance(entries, dict):
             return {}
         return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, str)}

@@ -149,7 +149,9 @@ def _hash_task(task: _Task, options: HashOptions) -> None:
         options.cache.put(key, digest)
 
 
-def _walk(root: str, tasks: list[_Task], errors: dict[bytes, str]) -> list[bytes]:
+def _walk(
+    root: str, tasks: list[_Task], errors: dict[bytes, str], deadline: float | None = None
+) -> list[bytes]:
     """Collect regular files under `root`, following symlinks, never visiting a dir twice.
 
     Returns the relative paths of the directories that were listed.
@@ -160,6 +162,12 @@ def _walk(root: str, tasks: list[_Task], errors: dict[bytes, str]) -> list[bytes
     stack: list[tuple[bytes, str, frozenset[tuple[int, int]]]] = [(b"", root, frozenset())]
     while stack:
         rel, path, ancestors = stack.pop()
+        if deadline is not None and time.monotonic() > deadline:
+            # Symlinked directories reachable by many paths can make a tree huge: stop listing
+            # at the budget and say so, rather than lose the whole section to a timeout.
+            for pending_rel, _path, _ancestors in [(rel, path, ancestors), *stack]:
+                errors[pending_rel] = "not listed: data budget exhausted"
+            break
         try:
             dir_stat = os.stat(path)
             identity = (dir_stat.st_dev, dir_stat.st_ino)
@@ -247,7 +255,7 @@ def hash_path(declared: str, base: Path, options: HashOptions) -> DataItem:
     dirs: list[bytes] | None = None
     if stat_mod.S_ISDIR(top.st_mode):
         item.kind = "directory"
-        dirs = _walk(resolved, tasks, errors)
+        dirs = _walk(resolved, tasks, errors, options.deadline)
     elif stat_mod.S_ISREG(top.st_mode):
         item.kind = "file"
         tasks.append(_Task(os.fsencode(os.path.basename(resolved)), resolved, top))

@@ -6,9 +6,11 @@ a schema version this envsnap knows, with a one-line reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import stat
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -175,6 +177,10 @@ def check_schema_version(version: object, source: str) -> None:
 def read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a file as a JSON object, with a size cap and one-line errors."""
     source = str(path)
+    with contextlib.suppress(OSError):  # a missing file is reported by open() below
+        if stat.S_ISFIFO(os.stat(path).st_mode) or stat.S_ISSOCK(os.stat(path).st_mode):
+            # Opening a named pipe blocks until a writer appears: refuse it instead of hanging.
+            raise ManifestError(f"{source}: is a pipe or socket, expected a manifest file")
     try:
         with open(path, "rb") as handle:
             # Refuse an oversized file before reading it; the read is capped as well, for

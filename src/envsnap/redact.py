@@ -11,6 +11,7 @@ A name-flagged value is replaced whole. A format match replaces only the matchin
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -79,7 +80,15 @@ _TEXT_TOKEN_WORDS = frozenset(
 )
 # Glued forms such as APIKEY, HFTOKEN, DBPASSWORD, AWSSECRETACCESSKEY.
 _GLUED_CONTAINS = ("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
-_GLUED_ENDS = ("TOKEN", "APIKEY", "ACCESSKEY", "PRIVATEKEY", "AUTH")
+_GLUED_ENDS = (
+    "TOKEN",
+    "APIKEY",
+    "ACCESSKEY",
+    "PRIVATEKEY",
+    "AUTH",
+    "ACCOUNTKEY",
+    "SHAREDACCESSKEY",
+)
 # Names that contain a secret word but are known not to hold secrets. PWD is the shell's cwd.
 NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "HF_HUB_DISABLE_IMPLICIT_TOKEN"})
 
@@ -100,7 +109,11 @@ _TOKEN_PATTERNS: tuple[str, ...] = (
     r"(?s:-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----|.*))",
 )
 # scheme://userinfo@ in any URL.
-_URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/@\s]+)@")
+# Bounded and anchored by a lookbehind so that a long unbroken string is scanned in linear time
+# (an open-ended scheme made redaction quadratic: seconds for a 40 kB argument).
+_URL_USERINFO = re.compile(
+    r"(?P<scheme>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://)(?P<userinfo>[^/@\s]{1,512})@"
+)
 # A bare user name in a URL (ssh://git@host) is kept; anything else before `@` is redacted.
 _PLAIN_USER = re.compile(r"[a-z_][a-z0-9_.\-]{0,19}")
 # scp-style git remotes with a password: user:password@host:path.
@@ -111,7 +124,12 @@ _AUTH_SCHEME = re.compile(
     r"(?=[A-Za-z0-9._~+/=\-]*[0-9+/=])[A-Za-z0-9._~+/=\-]{8,}"
 )
 # `name=` in free text, argv values and URL query strings; the value runs to a separator.
-_ASSIGNED_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)=")
+_ASSIGNED_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])([A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
+# `"name": "value"` and `name: value` inside JSON or YAML text.
+_QUOTED_NAME = re.compile(
+    r"""(?P<lead>["']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})["']?\s*:\s*["']?)"""
+    r"""(?P<value>[^"'\s,}]{1,4096})"""
+)
 _VALUE_END = re.compile(r"[\s&;,'\"]")
 _SPLIT_NAME = re.compile(r"[_\-.]+")
 
@@ -150,7 +168,14 @@ class Redactor:
         text = _URL_USERINFO.sub(self._userinfo, text)
         text = self._value_re.sub(REDACTED, text)
         text = _AUTH_SCHEME.sub(lambda m: m.group("scheme") + REDACTED, text)
+        if ":" in text:
+            text = _QUOTED_NAME.sub(self._quoted_value, text)
         return self._redact_assignments(text) if "=" in text else text
+
+    def _quoted_value(self, match: re.Match[str]) -> str:
+        if not self.is_secret_name(match.group("name")) or match.group("value") == REDACTED:
+            return match.group(0)
+        return match.group("lead") + REDACTED
 
     def _userinfo(self, match: re.Match[str]) -> str:
         userinfo = match.group("userinfo")
@@ -215,11 +240,17 @@ class Redactor:
         whole manifest, whose own field names (pad_token, key...) say nothing about secrets.
         """
         if isinstance(value, dict):
-            return {k: self.redact_json(v, key=str(k), by_name=by_name) for k, v in value.items()}
+            # Keys are text too (a job may key a dict by a token); they become strings.
+            return {
+                self.redact_text(str(k)): self.redact_json(v, key=str(k), by_name=by_name)
+                for k, v in value.items()
+            }
         if isinstance(value, (list, tuple)):
             return [self.redact_json(v, key=key, by_name=by_name) for v in value]
         if isinstance(value, str):
             return self.redact_value(key, value) if by_name and key else self.redact_text(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            return repr(value)  # JSON has no NaN or infinity; keep the fact as text
         if value is None or isinstance(value, (bool, int, float)):
             return value
         return self.redact_text(repr(value))

@@ -8,9 +8,10 @@ backed by a recorded value.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from envsnap.check.catalog import RULES_BY_ID
 from envsnap.diff.derived import Hit, get, version_of
 from envsnap.diff.versions import within
 from envsnap.report import Severity
@@ -205,12 +206,20 @@ def code_state(subject: Subject) -> Iterator[Hit]:
     code = subject.doc.get("code")
     if not isinstance(code, dict):
         return
-    if code.get("dirty") and (_int(code.get("diff_bytes")) or 0) > 0:
+    diff_bytes = _int(code.get("diff_bytes"))
+    if code.get("dirty") and (diff_bytes or 0) > 0:
         yield Hit(
             "check.dirty-tree",
             "code.dirty",
             a=code.get("diff_sha256"),
             title=f"uncommitted changes to tracked files ({code.get('diff_bytes')} bytes of diff)",
+        )
+    elif code.get("dirty") and diff_bytes is None:
+        yield Hit(
+            "check.dirty-tree",
+            "code.dirty",
+            title="the tree was dirty; the size of the uncommitted change is unknown",
+            severity=INFO,
         )
     untracked = _int(code.get("untracked_count")) or 0
     if untracked:
@@ -313,15 +322,38 @@ def sections_missing(subject: Subject) -> Iterator[Hit]:
             )
 
 
+def _flags_of_the_job(
+    lint: Callable[[Subject], Iterator[Hit]],
+) -> Callable[[Subject], Iterator[Hit]]:
+    """Torch flags that envsnap read in its own process (`capture --torch`, `check` without a
+    file) are torch's defaults there, not the job's settings: report them as unknown (info)."""
+
+    def checked(subject: Subject) -> Iterator[Hit]:
+        from_job = get(subject.doc, "torch.imported_by") != "envsnap"
+        for hit in lint(subject):
+            if from_job or hit.severity == INFO:
+                yield hit
+            else:
+                title = hit.title or RULES_BY_ID[hit.rule].title
+                yield replace(
+                    hit,
+                    severity=INFO,
+                    title=f"{title} (torch flags read outside the job: unknown for the job)",
+                )
+
+    checked.__name__ = lint.__name__
+    return checked
+
+
 LINTS: tuple[Callable[[Subject], Iterator[Hit]], ...] = (
     no_seed,
     pythonhashseed,
     determinism_warnings,
     dataloader_workers,
-    cudnn_benchmark,
-    not_deterministic,
-    cublas_workspace,
-    tf32,
+    _flags_of_the_job(cudnn_benchmark),
+    _flags_of_the_job(not_deterministic),
+    _flags_of_the_job(cublas_workspace),
+    _flags_of_the_job(tf32),
     code_state,
     data_digests,
     grad_accum_transformers,

@@ -36,6 +36,8 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
     """
     from envsnap.manifest import manifest_from_document, read_document, verify_document
 
+    if signature_path is not None and key_path is None:
+        raise click.UsageError("--signature needs --key PUBLIC_KEY to be checked")
     document = read_document(file)
     manifest_from_document(document, file)
     signature = None

@@ -75,7 +75,13 @@ def _raise_no_head(repo: Any, context: CaptureContext) -> None:
 
     try:
         target = _git(repo, context, "rev-parse", "-q", "--verify", "HEAD").strip()
-    except git.GitCommandError:
+    except git.GitCommandError as exc:
+        # Exit 1 with no message is "HEAD names no commit"; anything else (git refusing a
+        # repository owned by another user, say) is a failure to report, not a fresh repo.
+        if exc.status != 1 or str(exc.stderr or "").strip():
+            raise RuntimeError(
+                f"git cannot read this repository: {_first_line(exc.stderr)}"
+            ) from None
         target = ""
     if target:  # the ref names a commit whose object is missing or unreadable
         raise RuntimeError(
@@ -103,7 +109,9 @@ def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
     detached = repo.head.is_detached
     branch = None if detached else repo.active_branch.name
 
-    patch: bytes = _git(repo, context, "diff", "HEAD", *_STABLE_DIFF, raw=True)
+    # Plumbing, not `git diff`: the porcelain refreshes and rewrites .git/index, which could
+    # race the job's own git commands; diff-index only reads (and ignores diff.* config).
+    patch: bytes = _git(repo, context, "diff-index", "-p", "HEAD", *_STABLE_DIFF, raw=True)
     untracked_raw: str = _git(repo, context, "ls-files", "--others", "--exclude-standard", "-z")
     untracked = sorted(p for p in untracked_raw.split("\0") if p)
     untracked_digest = _untracked_digest(root, untracked, unknown) if untracked else None

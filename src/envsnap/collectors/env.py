@@ -3,8 +3,31 @@
 from __future__ import annotations
 
 from envsnap.collectors.base import CaptureContext, Collector
+from envsnap.collectors.gpu import uuid_hash
 from envsnap.redact import REDACTED
 from envsnap.sections.env import EnvSection
+
+# Device selectors that may name boards by UUID; the manifest keeps only a short hash of those.
+DEVICE_SELECTORS = frozenset(
+    {
+        "CUDA_VISIBLE_DEVICES",
+        "NVIDIA_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "HIP_VISIBLE_DEVICES",
+    }
+)
+
+
+def hide_device_uuids(value: str) -> str:
+    """`GPU-8a3b...,0` -> `GPU-#<hash>,0`: the same board still compares equal across runs."""
+    entries = []
+    for entry in value.split(","):
+        stripped = entry.strip()
+        if stripped.upper().startswith(("GPU-", "MIG-")):
+            entries.append(f"{stripped.split('-', 1)[0]}-#{uuid_hash(stripped)}")
+        else:
+            entries.append(entry)
+    return ",".join(entries)
 
 
 def collect(context: CaptureContext) -> EnvSection:
@@ -18,6 +41,8 @@ def collect(context: CaptureContext) -> EnvSection:
         if name in excluded or not (name in names or name.startswith(prefixes)):
             continue
         clean = context.redactor.redact_value(name, value)
+        if name in DEVICE_SELECTORS:
+            clean = hide_device_uuids(clean)
         if clean != value and REDACTED in clean:
             redacted.append(name)
         variables[name] = clean

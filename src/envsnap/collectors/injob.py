@@ -86,7 +86,10 @@ def declared_values(
         if not isinstance(given, dict):
             problems[section] = f"expected a dict of declared fields, got {type(given).__name__}"
         else:
-            for key, value in given.items():
+            for key, raw in given.items():
+                # precision={"amp_dtype": torch.bfloat16} is the natural spelling in a job.
+                is_dtype = type(raw).__name__ == "dtype" and type(raw).__module__ == "torch"
+                value = dtype_name(raw) if is_dtype else raw
                 try:
                     clean = normalize(section, {str(key): value}, "api")
                 except ConfigError as exc:

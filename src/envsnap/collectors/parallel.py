@@ -191,6 +191,9 @@ def collect(context: CaptureContext) -> ParallelSection:
         _set(section, "drop_last", section.dataloader.drop_last, "dataloader")
     if not section.sources and loader is None and model is None:
         raise CollectorUnavailable("not distributed, and no parallel fields or data loader given")
+    sampler = section.dataloader.sampler if section.dataloader is not None else None
+    if section.world_size is None and sampler is not None and sampler.num_replicas is not None:
+        _set(section, "world_size", sampler.num_replicas, "sampler")
     if section.world_size is None and not section.initialized:
         _set(section, "world_size", 1, "default")
     derive_global_batch(section)

@@ -56,14 +56,23 @@ def dotted(path: Path) -> str:
     return "".join(out)
 
 
-def _identity_key(items: list[Any]) -> str | None:
-    if not items or not all(isinstance(item, dict) for item in items):
+def _unique_on(items: list[Any], key: str) -> bool:
+    values = [item.get(key) for item in items]
+    return all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values) and len(
+        set(map(str, values))
+    ) == len(values)
+
+
+def _identity_key(a: list[Any], b: list[Any]) -> str | None:
+    """The first identity field that is unique within each (non-empty) side, if any.
+
+    Uniqueness is per side: the same item appearing on both sides is exactly what is matched.
+    """
+    sides = [side for side in (a, b) if side]
+    if not sides or not all(isinstance(item, dict) for side in sides for item in side):
         return None
     for key in IDENTITY_KEYS:
-        values = [item.get(key) for item in items]
-        if all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values) and len(
-            set(map(str, values))
-        ) == len(values):
+        if all(_unique_on(side, key) for side in sides):
             return key
     return None
 
@@ -78,8 +87,8 @@ def _walk(a: Any, b: Any, path: Path) -> Iterator[Change]:
     if a == b:
         return
     if isinstance(a, list) and isinstance(b, list):
-        key = _identity_key(a + b)
-        if key is not None and _identity_key(a) == key and _identity_key(b) == key:
+        key = _identity_key(a, b)
+        if key is not None:
             yield from _walk(_keyed(a, key), _keyed(b, key), path)
             return
         if all(isinstance(item, dict) for item in a + b):

@@ -216,7 +216,12 @@ def _tf32_possible(doc: Doc) -> bool:
         if get(doc, f"torch.effective.{family}.tf32") == "yes":
             return True
     if get(doc, "torch") is None:
-        return False
+        # Torch's flags were not captured; cuDNN TF32 is on by default in every release, so any
+        # TF32-capable GPU may run it.
+        devices = get(doc, "gpu.devices")
+        return isinstance(devices, dict) and any(
+            isinstance(d, dict) and get(d, "capabilities.tf32") is True for d in devices.values()
+        )
     return bool(
         get(doc, "torch.matmul.allow_tf32")
         or get(doc, "torch.cudnn.allow_tf32")
@@ -227,7 +232,8 @@ def _tf32_possible(doc: Doc) -> bool:
 
 def tf32_across_archs(a: Doc, b: Doc) -> Iterator[Hit]:
     arch_a, arch_b = _archs(a), _archs(b)
-    if arch_a and arch_b and arch_a != arch_b and (_tf32_possible(a) or _tf32_possible(b)):
+    changed = set(map(str, arch_a)) != set(map(str, arch_b))
+    if arch_a and arch_b and changed and (_tf32_possible(a) or _tf32_possible(b)):
         yield Hit(
             "precision.tf32-arch",
             "gpu.devices",

@@ -125,7 +125,10 @@ class RuleIndex:
             if (not rule.when or kinds.intersection(rule.when)) and rule.matches_path(change.path)
         ]
         found.sort(key=lambda rule: self.order[rule.id])
-        return found
+        # A noise rule names a path precisely as not result-relevant (a relocated file, a pid);
+        # it must beat the broad catch-alls of its section, or a moved checkout ranks critical.
+        noise = [rule for rule in found if rule.category == "noise"]
+        return noise or found
 
     def most_severe(self, rules: Sequence[Rule], target: Target) -> Rule | None:
         """The most severe rule for `target`, then the weightier category; catalog order only

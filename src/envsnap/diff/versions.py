@@ -58,7 +58,8 @@ def crosses(a: object, b: object, boundary: str) -> bool:
     va, vb = parse(a), parse(b)
     if va is None or vb is None:
         return False
-    edge = Version(boundary)
+    # ".dev0" is the lowest version of a release: its rcs and nightlies count as that release.
+    edge = Version(boundary + ".dev0")
     return (Version(va.public) >= edge) != (Version(vb.public) >= edge)
 
 

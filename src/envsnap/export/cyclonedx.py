@@ -10,6 +10,7 @@ on the BOM's metadata, one per scalar value.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -57,7 +58,7 @@ def _sha256_hex(digest: str | None) -> str | None:
     if not digest:
         return None
     value = digest.split(":", 1)[-1]
-    return value if len(value) == 64 else None
+    return value if re.fullmatch(r"[0-9a-fA-F]{64}", value) else None
 
 
 def build_bom(manifest: Manifest) -> Any:

@@ -152,9 +152,15 @@ class _Mapper:
         self.code()
         self.packages()
         for key in ("docker", "colab", "codePath", "cuda", "gpu_amd", "apple", "tpu", "trainium"):
-            if meta.get(key) not in (None, "", [], {}):
+            value = meta.get(key)
+            if value in (None, "", [], {}):
+                continue
+            if key == "docker" and isinstance(value, str):
+                # An image reference may carry registry credentials: user:password@registry/...
+                self.out.facts["wandb_docker"] = self.redactor.redact_url(value)
+            else:
                 self.out.facts[f"wandb_{key}"] = json.loads(
-                    self.redactor.redact_text(json.dumps(meta[key]))
+                    self.redactor.redact_text(json.dumps(value))
                 )
         if isinstance(meta.get("slurm"), dict):
             self.out.facts["wandb_slurm"] = {

@@ -1,0 +1,73 @@
+"""Ranking cases that once came out wrong: each pins the behaviour numerics.md asks for."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from envsnap.diff import diff_documents
+from envsnap.report import SEVERITY_RANK, Report
+from tests.conftest import FIXTURES
+
+FULL: dict[str, Any] = json.loads((FIXTURES / "manifests" / "full.json").read_text())
+
+
+def _pair() -> tuple[dict[str, Any], dict[str, Any]]:
+    return copy.deepcopy(FULL), copy.deepcopy(FULL)
+
+
+def _above_info(report: Report) -> list[str]:
+    return [
+        f"{f.severity} {f.rule} {f.path}"
+        for f in report.findings
+        if SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"]
+    ]
+
+
+def test_relocated_data_with_same_content_is_noise() -> None:
+    a, b = _pair()
+    for item in b["data"]["items"].values():
+        item["resolved"] = "/scratch/elsewhere/train"
+        for entry in item["files"].values():
+            entry["mtime_ns"] = 1_700_000_000_000_000_000
+    assert _above_info(diff_documents(a, b)) == []
+
+
+def test_fewer_gpus_of_the_same_architecture_is_not_an_architecture_change() -> None:
+    a, b = _pair()
+    del b["gpu"]["devices"]["1"]
+    b["gpu"]["device_count"] = 1
+    rules = {f.rule for f in diff_documents(a, b).findings}
+    assert "precision.tf32-arch" not in rules
+
+
+def test_inserting_a_submodule_is_one_addition_not_a_shift() -> None:
+    a, b = _pair()
+    a["code"]["submodules"] = [{"path": "vendor/x", "commit": "1" * 40, "state": "clean"}]
+    b["code"]["submodules"] = [
+        {"path": "vendor/a", "commit": "2" * 40, "state": "clean"},
+        {"path": "vendor/x", "commit": "1" * 40, "state": "clean"},
+    ]
+    paths = {f.path for f in diff_documents(a, b).findings if f.path.startswith("code.submodules")}
+    assert paths == {"code.submodules.vendor/a"}
+
+
+def test_release_candidates_cross_default_flips() -> None:
+    a, b = _pair()
+    b["packages"]["installed"]["numpy"]["version"] = "2.0.0rc1"
+    rules = {f.rule for f in diff_documents(a, b).findings}
+    assert "flip.numpy-2.0-nep50" in rules
+
+
+def test_architecture_change_without_torch_section_still_flags_tf32() -> None:
+    """cuDNN TF32 is on by default, so unknown torch flags on an Ampere GPU may run TF32."""
+    a, b = _pair()
+    a["torch"] = None
+    b["torch"] = None
+    for device in b["gpu"]["devices"].values():
+        device.update(name="Tesla V100-SXM2-32GB", compute_capability="7.0", arch="Volta")
+        device["capabilities"] = {"bf16": False, "flash_sdpa": False, "fp8": False, "tf32": False}
+    report = diff_documents(a, b)
+    assert "precision.tf32-arch" in {f.rule for f in report.findings}
+    assert report.findings[0].severity in ("critical", "high")
