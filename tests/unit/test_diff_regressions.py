@@ -71,3 +71,13 @@ def test_architecture_change_without_torch_section_still_flags_tf32() -> None:
     report = diff_documents(a, b)
     assert "precision.tf32-arch" in {f.rule for f in report.findings}
     assert report.findings[0].severity in ("critical", "high")
+
+
+def test_losing_every_gpu_ranks_like_a_hardware_change() -> None:
+    a, b = _pair()
+    b["gpu"]["devices"] = {}
+    b["gpu"]["device_count"] = 0
+    report = diff_documents(a, b)
+    top = report.findings[0]
+    assert top.path.startswith("gpu.devices")
+    assert SEVERITY_RANK[top.severity] >= SEVERITY_RANK["medium"]

@@ -106,9 +106,34 @@ def hits_for(changes: Iterable[Change], target: Target) -> list[Hit]:
         if change.kind == "uncaptured":
             hits.append(_uncaptured_hit(change))
             continue
-        rule = INDEX.most_severe(INDEX.matching(change), target)
+        rules = INDEX.matching(change)
+        if _is_whole_device(change):
+            rules = [*rules, *_rules_inside(change)]
+        rule = INDEX.most_severe(rules, target)
         hits.append(Hit(rule.id if rule else "fallback", change.dotted, change.a, change.b))
     return hits
+
+
+def _is_whole_device(change: Change) -> bool:
+    """A GPU that appears or disappears (gpu.devices.N added or removed)."""
+    value = change.b if change.kind == "added" else change.a
+    return (
+        change.kind in ("added", "removed")
+        and change.path[:2] == ("gpu", "devices")
+        and len(change.path) == 3
+        and isinstance(value, dict)
+    )
+
+
+def _rules_inside(change: Change) -> list[Rule]:
+    """Rules that would fire on the fields of an added or removed object (its architecture,
+    capability...), so losing a GPU ranks like changing one, not like a topology detail."""
+    value = change.b if change.kind == "added" else change.a
+    found: list[Rule] = []
+    for key in sorted(value):
+        probe = Change((*change.path, key), "changed", None, value[key])
+        found.extend(rule for rule in INDEX.matching(probe) if rule.category != "noise")
+    return found
 
 
 def _short(value: Any) -> str:
