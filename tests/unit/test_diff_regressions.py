@@ -81,3 +81,27 @@ def test_losing_every_gpu_ranks_like_a_hardware_change() -> None:
     top = report.findings[0]
     assert top.path.startswith("gpu.devices")
     assert SEVERITY_RANK[top.severity] >= SEVERITY_RANK["medium"]
+
+
+def test_tf32_default_flip_is_moot_on_gpus_without_tf32() -> None:
+    """torch 1.11 -> 1.12 turned matmul TF32 off by default; a V100 never ran TF32 anyway."""
+    a, b = _pair()
+    for doc in (a, b):
+        for device in doc["gpu"]["devices"].values():
+            device.update(compute_capability="7.0", arch="Volta")
+            device["capabilities"] = {
+                "bf16": False,
+                "flash_sdpa": False,
+                "fp8": False,
+                "tf32": False,
+            }
+    a["packages"]["installed"]["torch"]["version"] = "1.11.0+cu113"
+    b["packages"]["installed"]["torch"]["version"] = "1.12.0+cu113"
+    severities = {f.rule: f.severity for f in diff_documents(a, b).findings}
+    assert severities["flip.torch-1.12-tf32"] == "low"
+    # On the Ampere GPUs of the fixture the same flip stays high.
+    a2, b2 = _pair()
+    a2["packages"]["installed"]["torch"]["version"] = "1.11.0+cu113"
+    b2["packages"]["installed"]["torch"]["version"] = "1.12.0+cu113"
+    severities = {f.rule: f.severity for f in diff_documents(a2, b2).findings}
+    assert severities["flip.torch-1.12-tf32"] == "high"

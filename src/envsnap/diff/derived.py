@@ -83,12 +83,35 @@ FLIPS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# Flips that only change TF32 defaults: they matter only where a GPU can run TF32.
+_TF32_FLIPS = frozenset({"flip.torch-1.12-tf32", "flip.torch-2.9-fp32-precision"})
+_LOW: tuple[Severity, Severity, Severity] = ("low", "low", "low")
+
+
+def _tf32_gpu(doc: Doc) -> bool | None:
+    """Whether this side has a TF32-capable GPU: None when the GPUs are unknown."""
+    devices = get(doc, "gpu.devices")
+    if not isinstance(devices, dict):
+        return None
+    flags = [get(d, "capabilities.tf32") for d in devices.values() if isinstance(d, dict)]
+    if any(flag is None for flag in flags):
+        return None
+    return any(flags)
+
+
+def _tf32_flip_moot(a: Doc, b: Doc) -> bool:
+    """A TF32 default flip changes nothing when neither side's GPU can run TF32 (numerics.md
+    rule 3: gate every flag on the GPU's capability)."""
+    return _tf32_gpu(a) is False and _tf32_gpu(b) is False
+
+
 def version_flips(a: Doc, b: Doc) -> Iterator[Hit]:
     """Expand version changes into the default flips they imply."""
     for package, boundary, rule in FLIPS:
         va, vb = version_of(a, package), version_of(b, package)
         if va is not None and vb is not None and crosses(va, vb, boundary):
-            yield Hit(rule, _pkg_path(package), va, vb)
+            moot = rule in _TF32_FLIPS and _tf32_flip_moot(a, b)
+            yield Hit(rule, _pkg_path(package), va, vb, severity=_LOW if moot else None)
 
 
 # --- batch semantics -----------------------------------------------------------------------
