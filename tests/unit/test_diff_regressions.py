@@ -105,3 +105,13 @@ def test_tf32_default_flip_is_moot_on_gpus_without_tf32() -> None:
     b2["packages"]["installed"]["torch"]["version"] = "1.12.0+cu113"
     severities = {f.rule: f.severity for f in diff_documents(a2, b2).findings}
     assert severities["flip.torch-1.12-tf32"] == "high"
+
+
+def test_a_nested_field_one_side_could_not_read_is_uncaptured_not_changed() -> None:
+    a, b = _pair()
+    b["torch"]["cudnn"]["allow_tf32"] = None
+    b["torch"]["unknown"] = {"cudnn.allow_tf32": "torch refused to report it"}
+    found = {f.path: f for f in diff_documents(a, b).findings}
+    finding = found["torch.cudnn.allow_tf32"]
+    assert finding.rule == "uncaptured"
+    assert "torch refused to report it" in finding.title

@@ -83,13 +83,19 @@ def _keyed(value: Any, key: str | None) -> Any:
     return {str(item[key]): item for item in value}
 
 
-def _walk(a: Any, b: Any, path: Path) -> Iterator[Change]:
+# The `unknown` maps of the two sides' section, keyed by paths relative to the section
+# (collectors write nested keys such as "devices.0.sm_count" or "cudnn.allow_tf32").
+Unknowns = tuple[dict[str, Any], dict[str, Any]]
+_NO_UNKNOWNS: Unknowns = ({}, {})
+
+
+def _walk(a: Any, b: Any, path: Path, unknowns: Unknowns = _NO_UNKNOWNS) -> Iterator[Change]:
     if a == b:
         return
     if isinstance(a, list) and isinstance(b, list):
         key = _identity_key(a, b)
         if key is not None:
-            yield from _walk(_keyed(a, key), _keyed(b, key), path)
+            yield from _walk(_keyed(a, key), _keyed(b, key), path, unknowns)
             return
         if all(isinstance(item, dict) for item in a + b):
             # Objects without identity: compare by position.
@@ -100,24 +106,31 @@ def _walk(a: Any, b: Any, path: Path) -> Iterator[Change]:
             yield Change(path, "changed", a, b)
             return
     if isinstance(a, dict) and isinstance(b, dict):
-        yield from _walk_dict(a, b, path)
+        yield from _walk_dict(a, b, path, unknowns)
         return
     yield Change(path, "changed", a, b)
 
 
-def _walk_dict(a: dict[str, Any], b: dict[str, Any], path: Path) -> Iterator[Change]:
-    raw_a, raw_b = a.get("unknown"), b.get("unknown")
-    unknown_a: dict[str, Any] = raw_a if isinstance(raw_a, dict) else {}
-    unknown_b: dict[str, Any] = raw_b if isinstance(raw_b, dict) else {}
+def _walk_dict(
+    a: dict[str, Any], b: dict[str, Any], path: Path, unknowns: Unknowns
+) -> Iterator[Change]:
+    if len(path) == 1:  # a section: its `unknown` map covers every field below it
+        raw_a, raw_b = a.get("unknown"), b.get("unknown")
+        unknowns = (
+            raw_a if isinstance(raw_a, dict) else {},
+            raw_b if isinstance(raw_b, dict) else {},
+        )
+    unknown_a, unknown_b = unknowns
     for key in sorted(set(a) | set(b)) if a.keys() != b.keys() else a:
-        if key == "unknown" and (unknown_a or unknown_b):
+        if len(path) == 1 and key == "unknown" and (unknown_a or unknown_b):
             continue  # reported per field below
         here = (*path, key)
+        relative = ".".join(here[1:])
         # A field one side could not read cannot be compared: say so instead of a value diff.
-        if (key in unknown_a) != (key in unknown_b):
-            side: Literal["a", "b"] = "a" if key in unknown_a else "b"
+        if (relative in unknown_a) != (relative in unknown_b):
+            side: Literal["a", "b"] = "a" if relative in unknown_a else "b"
             if a.get(key) != b.get(key):
-                reason = unknown_a.get(key) if side == "a" else unknown_b.get(key)
+                reason = unknown_a.get(relative) if side == "a" else unknown_b.get(relative)
                 yield Change(here, "uncaptured", a.get(key), b.get(key), side, reason)
             continue
         if key not in a:
@@ -125,7 +138,7 @@ def _walk_dict(a: dict[str, Any], b: dict[str, Any], path: Path) -> Iterator[Cha
         elif key not in b:
             yield Change(here, "removed", a[key], None)
         else:
-            yield from _walk(a[key], b[key], here)
+            yield from _walk(a[key], b[key], here, unknowns)
 
 
 def _section_reason(document: dict[str, Any], name: str) -> str | None:
