@@ -150,3 +150,16 @@ def test_capture_leaves_the_git_index_untouched(make_repo, run_cli_process) -> N
     result = run_cli_process("capture", "--only", "code", cwd=repo)
     assert json.loads(result.out)["code"]["dirty"] is False
     assert (index.stat().st_mtime_ns, index.read_bytes()) == before
+
+
+def test_a_zero_accumulation_declaration_is_not_a_global_batch_of_zero(tmp_path: Path) -> None:
+    from envsnap.collectors.parallel import collect
+
+    context = CaptureContext(
+        env={},
+        cwd=tmp_path,
+        inputs={"parallel": {"micro_batch_size": 8, "dp_size": 2, "grad_accum_steps": 0}},
+    )
+    section = collect(context)
+    assert section.global_batch is None
+    assert "grad_accum_steps=0" in section.unknown["global_batch"]

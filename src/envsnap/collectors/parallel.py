@@ -162,8 +162,16 @@ def derive_global_batch(section: ParallelSection) -> None:
         "grad_accum_steps": section.grad_accum_steps,
     }
     missing = [name for name, value in factors.items() if value is None]
+    invalid = [
+        f"{name}={value!r}" for name, value in factors.items() if value is not None and value < 1
+    ]
     if missing:
         section.unknown["global_batch"] = f"not derived: {', '.join(missing)} unknown"
+    elif invalid:
+        # A zero or negative factor is a declaration mistake, not a batch of that size.
+        section.unknown["global_batch"] = (
+            f"not derived: {', '.join(invalid)} is not a positive count"
+        )
     else:
         micro, dp, accum = (int(v or 0) for v in factors.values())
         section.global_batch = micro * dp * accum
