@@ -115,3 +115,19 @@ def test_a_nested_field_one_side_could_not_read_is_uncaptured_not_changed() -> N
     finding = found["torch.cudnn.allow_tf32"]
     assert finding.rule == "uncaptured"
     assert "torch refused to report it" in finding.title
+
+
+def test_tf32_flag_change_on_gpus_without_tf32_ranks_low() -> None:
+    a, b = _pair()
+    for doc in (a, b):
+        for device in doc["gpu"]["devices"].values():
+            device.update(compute_capability="7.0", arch="Volta")
+            device["capabilities"] = {
+                "bf16": False,
+                "flash_sdpa": False,
+                "fp8": False,
+                "tf32": False,
+            }
+    b["torch"]["matmul"]["allow_tf32"] = not a["torch"]["matmul"]["allow_tf32"]
+    severities = {f.rule: f.severity for f in diff_documents(a, b).findings}
+    assert severities["precision.tf32-matmul"] == "low"

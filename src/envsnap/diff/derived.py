@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from envsnap.diff.changes import dotted
@@ -83,8 +83,16 @@ FLIPS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-# Flips that only change TF32 defaults: they matter only where a GPU can run TF32.
-_TF32_FLIPS = frozenset({"flip.torch-1.12-tf32", "flip.torch-2.9-fp32-precision"})
+# Rules about TF32 settings: they matter only where a GPU can run TF32 (numerics.md rule 3).
+TF32_RULES = frozenset(
+    {
+        "flip.torch-1.12-tf32",
+        "flip.torch-2.9-fp32-precision",
+        "precision.tf32-matmul",
+        "precision.tf32-conv",
+        "precision.tf32-override",
+    }
+)
 _LOW: tuple[Severity, Severity, Severity] = ("low", "low", "low")
 
 
@@ -99,10 +107,11 @@ def _tf32_gpu(doc: Doc) -> bool | None:
     return any(flags)
 
 
-def _tf32_flip_moot(a: Doc, b: Doc) -> bool:
-    """A TF32 default flip changes nothing when neither side's GPU can run TF32 (numerics.md
-    rule 3: gate every flag on the GPU's capability)."""
-    return _tf32_gpu(a) is False and _tf32_gpu(b) is False
+def gate_tf32(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
+    """TF32 setting changes rank low when neither side's GPUs can run TF32 (both known)."""
+    if not (_tf32_gpu(a) is False and _tf32_gpu(b) is False):
+        return hits
+    return [replace(hit, severity=_LOW) if hit.rule in TF32_RULES else hit for hit in hits]
 
 
 def version_flips(a: Doc, b: Doc) -> Iterator[Hit]:
@@ -110,8 +119,7 @@ def version_flips(a: Doc, b: Doc) -> Iterator[Hit]:
     for package, boundary, rule in FLIPS:
         va, vb = version_of(a, package), version_of(b, package)
         if va is not None and vb is not None and crosses(va, vb, boundary):
-            moot = rule in _TF32_FLIPS and _tf32_flip_moot(a, b)
-            yield Hit(rule, _pkg_path(package), va, vb, severity=_LOW if moot else None)
+            yield Hit(rule, _pkg_path(package), va, vb)
 
 
 # --- batch semantics -----------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
 from envsnap.diff.changes import Change, compute_changes
-from envsnap.diff.derived import Hit, derived_hits
+from envsnap.diff.derived import Hit, derived_hits, gate_tf32
 from envsnap.diff.rules import Rule, RuleIndex
 from envsnap.report import (
     CATEGORY_WEIGHT,
@@ -245,4 +245,5 @@ def diff_documents(
     """Compare two manifest documents (their JSON form) and rank every difference."""
     hits = hits_for(compute_changes(doc_a, doc_b), target)
     hits.extend(derived_hits(doc_a, doc_b))
+    hits = gate_tf32(hits, doc_a, doc_b)
     return build_report(hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b)
