@@ -163,3 +163,16 @@ def test_a_zero_accumulation_declaration_is_not_a_global_batch_of_zero(tmp_path:
     section = collect(context)
     assert section.global_batch is None
     assert "grad_accum_steps=0" in section.unknown["global_batch"]
+
+
+def test_show_summarises_the_run_sections(run_cli) -> None:  # type: ignore[no-untyped-def]
+    result = run_cli("show", str(FIXTURES / "manifests" / "full.json"))
+    assert result.code == 0, result.err
+    for fact in (
+        "A100-SXM4-80GB (sm 8.0)",
+        "cudnn 8.9.2.26",
+        "micro_batch_size 8 x dp_size 8",
+        "master seed 1234",
+        "GPT2TokenizerFast",
+    ):
+        assert fact in result.out, fact

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from envsnap.manifest import Manifest
@@ -33,8 +34,82 @@ def _section_line(name: str, section: Any) -> str:
         return (shown or "no result-relevant variables set") + (
             f" (+{more} more)" if more > 0 else ""
         )
+    summarize = _RUN_SECTIONS.get(name)
+    if summarize is not None:
+        return summarize(section)
     fields = section.model_dump(exclude={"unknown"})
     return f"{len(fields)} fields recorded"
+
+
+def _gpu(section: Any) -> str:
+    names = [
+        f"{d.name or '?'} (sm {d.compute_capability or '?'})" for d in section.devices.values()
+    ]
+    return f"{', '.join(names) or 'no GPU'}; driver {section.driver_version or '?'}"
+
+
+def _cuda_stack(section: Any) -> str:
+    libraries = ", ".join(
+        f"{name} {library.version}"
+        for name, library in section.libraries.items()
+        if library.version
+    )
+    return f"torch {section.torch_version or '?'} ({section.torch_build or '?'}); {libraries or 'no CUDA libraries'}"
+
+
+def _torch(section: Any) -> str:
+    return (
+        f"cudnn deterministic={section.cudnn.deterministic} benchmark={section.cudnn.benchmark}; "
+        f"deterministic algorithms={section.deterministic.algorithms}; "
+        f"fp32 matmul as TF32: {section.effective.matmul_fp32.tf32}"
+    )
+
+
+def _precision(section: Any) -> str:
+    dtypes = ", ".join(sorted(section.params)) or "no model"
+    optimizer = (
+        section.optimizer.class_name.rsplit(".", 1)[-1] if section.optimizer else "no optimizer"
+    )
+    return f"params {dtypes}; {optimizer}; amp {section.amp_dtype or 'not declared'}"
+
+
+def _parallel(section: Any) -> str:
+    batch = section.global_batch_formula or f"global batch {section.global_batch or '?'}"
+    return f"world {section.world_size or '?'}; {batch}; loss {section.loss_normalization or '?'}"
+
+
+def _data(section: Any) -> str:
+    return "; ".join(
+        f"{name}: {item.file_count} files, root {(item.root or '?')[:19]}"
+        for name, item in section.items.items()
+    )
+
+
+def _tokenizer(section: Any) -> str:
+    return f"{section.class_name or '?'} ({section.model_type or '?'}), vocab {section.vocab_size or '?'}"
+
+
+def _templates(section: Any) -> str:
+    return f"{len(section.templates)} template(s): {', '.join(sorted(section.templates)) or '-'}"
+
+
+def _seeds(section: Any) -> str:
+    seed = "not declared" if section.master_seed is None else section.master_seed
+    return f"master seed {seed}; level {section.level or 'not set'}"
+
+
+# The in-job and GPU sections: one line of what decides their comparisons.
+_RUN_SECTIONS: dict[str, Callable[[Any], str]] = {
+    "gpu": _gpu,
+    "cuda_stack": _cuda_stack,
+    "torch": _torch,
+    "precision": _precision,
+    "parallel": _parallel,
+    "data": _data,
+    "tokenizer": _tokenizer,
+    "templates": _templates,
+    "seeds": _seeds,
+}
 
 
 def _cell(value: str, style: str = "") -> Any:
