@@ -17,6 +17,13 @@ def _pair() -> tuple[dict[str, Any], dict[str, Any]]:
     return copy.deepcopy(FULL), copy.deepcopy(FULL)
 
 
+def _as_volta(doc: dict[str, Any]) -> None:
+    """Turn every GPU of a document into a V100 (compute capability 7.0: no TF32, no bf16)."""
+    for device in doc["gpu"]["devices"].values():
+        device.update(name="Tesla V100-SXM2-32GB", compute_capability="7.0", arch="Volta")
+        device["capabilities"] = {"bf16": False, "flash_sdpa": False, "fp8": False, "tf32": False}
+
+
 def _above_info(report: Report) -> list[str]:
     return [
         f"{f.severity} {f.rule} {f.path}"
@@ -65,9 +72,7 @@ def test_architecture_change_without_torch_section_still_flags_tf32() -> None:
     a, b = _pair()
     a["torch"] = None
     b["torch"] = None
-    for device in b["gpu"]["devices"].values():
-        device.update(name="Tesla V100-SXM2-32GB", compute_capability="7.0", arch="Volta")
-        device["capabilities"] = {"bf16": False, "flash_sdpa": False, "fp8": False, "tf32": False}
+    _as_volta(b)
     report = diff_documents(a, b)
     assert "precision.tf32-arch" in {f.rule for f in report.findings}
     assert report.findings[0].severity in ("critical", "high")
@@ -87,14 +92,7 @@ def test_tf32_default_flip_is_moot_on_gpus_without_tf32() -> None:
     """torch 1.11 -> 1.12 turned matmul TF32 off by default; a V100 never ran TF32 anyway."""
     a, b = _pair()
     for doc in (a, b):
-        for device in doc["gpu"]["devices"].values():
-            device.update(compute_capability="7.0", arch="Volta")
-            device["capabilities"] = {
-                "bf16": False,
-                "flash_sdpa": False,
-                "fp8": False,
-                "tf32": False,
-            }
+        _as_volta(doc)
     a["packages"]["installed"]["torch"]["version"] = "1.11.0+cu113"
     b["packages"]["installed"]["torch"]["version"] = "1.12.0+cu113"
     severities = {f.rule: f.severity for f in diff_documents(a, b).findings}
@@ -120,14 +118,7 @@ def test_a_nested_field_one_side_could_not_read_is_uncaptured_not_changed() -> N
 def test_tf32_flag_change_on_gpus_without_tf32_ranks_low() -> None:
     a, b = _pair()
     for doc in (a, b):
-        for device in doc["gpu"]["devices"].values():
-            device.update(compute_capability="7.0", arch="Volta")
-            device["capabilities"] = {
-                "bf16": False,
-                "flash_sdpa": False,
-                "fp8": False,
-                "tf32": False,
-            }
+        _as_volta(doc)
     b["torch"]["matmul"]["allow_tf32"] = not a["torch"]["matmul"]["allow_tf32"]
     severities = {f.rule: f.severity for f in diff_documents(a, b).findings}
     assert severities["precision.tf32-matmul"] == "low"

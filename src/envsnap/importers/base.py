@@ -89,6 +89,15 @@ class Imported:
         self.put(section, name, None)
         self.note_unknown(section, name, reason)
 
+    def put_unknown_container(self) -> None:
+        """No record format states container or cgroup limits: all of them are unknown."""
+        self.put(
+            "system",
+            "container",
+            dict.fromkeys(("runtime", "cgroup_version", "cpu_limit", "memory_limit_bytes")),
+        )
+        self.note_unknown("system", "container")
+
     def note_unknown(self, section: str, name: str, reason: str | None = None) -> None:
         """List a (possibly nested) field as unknown without touching any value.
 

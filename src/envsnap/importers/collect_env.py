@@ -402,17 +402,7 @@ class _Mapper:
         self.out.put_unknown("system", "hostname")
         self.out.put_unknown("system", "memory_total_bytes")
         self.out.put("system", "cpu", self.cpu(machine))
-        self.out.put(
-            "system",
-            "container",
-            {
-                "runtime": None,
-                "cgroup_version": None,
-                "cpu_limit": None,
-                "memory_limit_bytes": None,
-            },
-        )
-        self.out.note_unknown("system", "container")
+        self.out.put_unknown_container()
 
     def cpu(self, machine: str | None) -> dict[str, Any]:
         from envsnap.collectors.system import select_isa_flags

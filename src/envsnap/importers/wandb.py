@@ -219,17 +219,7 @@ class _Mapper:
                 self.out.note_unknown("system", f"cpu.{name}")
         self.out.note_unknown("system", "cpu.isa_flags")
         self.out.put("system", "cpu", cpu)
-        self.out.put(
-            "system",
-            "container",
-            {
-                "runtime": None,
-                "cgroup_version": None,
-                "cpu_limit": None,
-                "memory_limit_bytes": None,
-            },
-        )
-        self.out.note_unknown("system", "container")
+        self.out.put_unknown_container()
 
     def gpu(self) -> None:
         listed = self.meta.get("gpu_nvidia") or self.meta.get("gpu_devices")
