@@ -7,9 +7,11 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,8 +130,20 @@ def test_conda_meta_records_are_parsed_from_file_names(tmp_path: Path) -> None:
     }
 
 
+def _run_shown(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """Run a subprocess; on failure the assertion shows its output, not a bare CalledProcessError."""
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, **kwargs)
+    assert done.returncode == 0, f"{cmd} exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
 def _venv_with_editable_package(tmp_path: Path) -> tuple[Path, Path]:
-    """A venv that sees this environment's packages, plus an editable install built here."""
+    """A venv that sees this environment's packages, plus an editable install built here.
+
+    `--system-site-packages` would expose the *base* interpreter's packages (which may lack
+    setuptools or pytest), not this environment's; a .pth file naming this environment's
+    site-packages makes the nested venv see exactly what the test itself runs with.
+    """
     pytest.importorskip("setuptools", reason="the editable build needs setuptools")
     project = tmp_path / "demo"
     (project / "src" / "demo_pkg").mkdir(parents=True)
@@ -140,17 +154,20 @@ def _venv_with_editable_package(tmp_path: Path) -> tuple[Path, Path]:
         '[project]\nname = "Demo_Pkg.Editable"\nversion = "1.2.3"\n'
     )
     venv = tmp_path / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)],
-        check=True,
-        timeout=120,
-    )
+    _run_shown([sys.executable, "-m", "venv", "--without-pip", str(venv)], timeout=120)
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    nested_site = _run_shown(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        timeout=60,
+    ).stdout.strip()
+    # addsitedir (not a bare path line) so the outer .pth files, editable installs among them,
+    # are processed too.
+    outer = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    lines = [f"import site; site.addsitedir({path!r})" for path in outer]
+    Path(nested_site, "outer_env.pth").write_text("\n".join(lines) + "\n")
     pip_install = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run(
+    _run_shown(
         [*pip_install, "--no-build-isolation", "--no-deps", "--no-index", "-e", str(project)],
-        check=True,
-        capture_output=True,
         timeout=300,
     )
     return python, project
@@ -159,12 +176,9 @@ def _venv_with_editable_package(tmp_path: Path) -> tuple[Path, Path]:
 def test_editable_install_in_a_venv_is_reported(tmp_path: Path, make_repo: MakeRepo) -> None:
     python, project = _venv_with_editable_package(tmp_path)
     repo = make_repo()
-    done = subprocess.run(
+    done = _run_shown(
         [str(python), "-m", "envsnap", "capture", "--only", "packages,python"],
         cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
         timeout=120,
     )
     manifest = json.loads(done.stdout)
