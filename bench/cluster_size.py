@@ -13,9 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from envsnap.api import capture
-from envsnap.canonical import digest_of, pretty_text
-from envsnap.cluster import assemble_files
+from envsnap.capturing.api import capture
+from envsnap.diff.cluster import assemble_files
+from envsnap.manifest.canonical import digest_of, pretty_text
 
 
 def main(ranks: int) -> None:

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from envsnap.datacache import DigestCache
-from envsnap.datahash import HashOptions, default_workers, hash_path
+from envsnap.capturing.datacache import DigestCache
+from envsnap.capturing.datahash import HashOptions, default_workers, hash_path
 
 MIB = 1024 * 1024
 

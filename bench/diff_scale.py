@@ -30,7 +30,7 @@ FULL = ROOT / "tests" / "fixtures" / "manifests" / "full.json"
 
 
 def make_pair(size: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    from envsnap.manifest import manifest_from_document
+    from envsnap.manifest.model import manifest_from_document
 
     base = json.loads(FULL.read_text(encoding="utf-8"))
     installed = base["packages"]["installed"]

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from envsnap.api import capture
-from envsnap.canonical import digest_of
-from envsnap.fleet import fleet
+from envsnap.capturing.api import capture
+from envsnap.diff.fleet import fleet
+from envsnap.manifest.canonical import digest_of
 
 
 def member(base: dict[str, Any], index: int) -> dict[str, Any]:

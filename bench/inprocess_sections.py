@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from envsnap.collectors.base import CaptureContext
+from envsnap.capturing.collectors.base import CaptureContext
 
 
 def build() -> dict[str, object]:
@@ -37,7 +37,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
-    from envsnap.collectors import COLLECTORS
+    from envsnap.capturing.collectors import COLLECTORS
 
     inputs = build()
     model = inputs["model"]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from envsnap.trace import TraceRecorder
+from envsnap.training.trace import TraceRecorder
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "none": (),

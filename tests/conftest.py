@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.collectors.base import CaptureContext
+from envsnap.capturing.collectors.base import CaptureContext
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -22,7 +22,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-from envsnap.seeding import SeedManager
+from envsnap.training.seeding import SeedManager
 
 SAMPLES = 32
 BATCH = 8

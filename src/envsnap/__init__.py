@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 from envsnap._version import __version__
 
 if TYPE_CHECKING:
-    from envsnap.cluster.model import ClusterManifest
-    from envsnap.manifest import Manifest
-    from envsnap.seeding import SeedManager, deterministic
+    from envsnap.diff.cluster.model import ClusterManifest
+    from envsnap.manifest.model import Manifest
+    from envsnap.training.seeding import SeedManager, deterministic
 
 __all__ = ["SeedManager", "__version__", "capture", "capture_distributed", "deterministic", "load"]
 
 
 def load(path: str | PathLike[str]) -> Manifest:
     """Read and validate a manifest file (raises `envsnap.errors.ManifestError`)."""
-    from envsnap.manifest import load as _load
+    from envsnap.manifest.model import load as _load
 
     return _load(path)
 
@@ -35,7 +35,7 @@ def capture(path: str | PathLike[str] | None = None, **kwargs: Any) -> Manifest:
 
     Never raises into the caller: failures are recorded in the manifest's `collectors`.
     """
-    from envsnap.api import capture as _capture
+    from envsnap.capturing.api import capture as _capture
 
     return _capture(path, **kwargs)
 
@@ -48,7 +48,7 @@ def capture_distributed(
     Call on every rank; takes `capture`'s keywords. Returns the cluster manifest on rank 0 and
     None elsewhere. Never raises, never hangs: failed or slow ranks are recorded as failed.
     """
-    from envsnap.cluster.gather import capture_distributed as _capture_distributed
+    from envsnap.diff.cluster.gather import capture_distributed as _capture_distributed
 
     return _capture_distributed(None if path is None else fspath(path), **kwargs)
 
@@ -56,7 +56,7 @@ def capture_distributed(
 def __getattr__(name: str) -> Any:
     # Seeding is loaded on first use so that `import envsnap` stays cheap.
     if name in ("SeedManager", "deterministic"):
-        from envsnap import seeding
+        from envsnap.training import seeding
 
         return getattr(seeding, name)
     raise AttributeError(f"module 'envsnap' has no attribute {name!r}")

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 
 import torch
 
-from envsnap.resume import load_training_state, save_training_state
-from envsnap.seeding import SeedManager
-from envsnap.trace import TraceRecorder
+from envsnap.training.resume import load_training_state, save_training_state
+from envsnap.training.seeding import SeedManager
+from envsnap.training.trace import TraceRecorder
 
 SAMPLES, MICRO_BATCH, ACCUMULATION = 48, 4, 2
 MICRO_PER_EPOCH = SAMPLES // MICRO_BATCH

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from envsnap.collectors import COLLECTORS
-from envsnap.manifest import load, verify_document
+from envsnap.capturing.collectors import COLLECTORS
+from envsnap.manifest.model import load, verify_document
 from tests.conftest import REPO_ROOT, CliResult, git
 
 RunProcess = Callable[..., CliResult]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from envsnap.cluster import ClusterManifest, load_cluster, rank_documents
+from envsnap.diff.cluster import ClusterManifest, load_cluster, rank_documents
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.slow
@@ -41,7 +41,7 @@ def free_port() -> int:
 
 def _tweak(scenario: str, rank: int, manifest: Any) -> Any:
     """Perturb this rank's manifest before it is gathered (what a different node would show)."""
-    from envsnap.sections.seeds import SeedsSection
+    from envsnap.manifest.sections.seeds import SeedsSection
 
     update: dict[str, Any] = {}
     if scenario == "package" and rank == 3 and manifest.packages is not None:
@@ -62,7 +62,7 @@ def worker(rank: int, world_size: int, port: int, out: str) -> None:
     import torch.distributed as dist
 
     import envsnap
-    from envsnap.cluster import gather
+    from envsnap.diff.cluster import gather
 
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), OMP_NUM_THREADS="1")
     dist.init_process_group(

@@ -6,8 +6,8 @@ import pytest
 
 from envsnap.diff import diff_documents
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
-from envsnap.manifest import manifest_from_document
-from envsnap.report import SEVERITY_RANK
+from envsnap.diff.report import SEVERITY_RANK
+from envsnap.manifest.model import manifest_from_document
 from tests.scenarios.cases import CASES, Case
 
 

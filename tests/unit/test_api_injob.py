@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import envsnap
-from envsnap import api
+from envsnap.capturing import api
 
 torch = pytest.importorskip("torch")
 

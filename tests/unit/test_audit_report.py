@@ -30,7 +30,7 @@ OFFLINE_FLAGS = [
 @pytest.fixture
 def against(tmp_path: Path) -> Path:
     """The fixture with one result-relevant change: a different global batch."""
-    from envsnap.canonical import digest_of, pretty_text
+    from envsnap.manifest.canonical import digest_of, pretty_text
 
     document = json.loads(MANIFEST.read_text())
     document["parallel"]["grad_accum_steps"] = (

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.capturing import build_manifest, run_collectors, select_collectors
-from envsnap.collectors import COLLECTORS
-from envsnap.collectors.base import CaptureContext, Collector, CollectorUnavailable
+from envsnap.capturing.collectors import COLLECTORS
+from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
+from envsnap.capturing.run import build_manifest, run_collectors, select_collectors
 from envsnap.errors import EnvsnapError
-from envsnap.manifest import Manifest, manifest_from_document, verify_document
-from envsnap.sections.base import Section
-from envsnap.sections.env import EnvSection
+from envsnap.manifest.model import Manifest, manifest_from_document, verify_document
+from envsnap.manifest.sections.base import Section
+from envsnap.manifest.sections.env import EnvSection
 from tests.conftest import capture_context
 
 

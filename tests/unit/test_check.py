@@ -15,11 +15,11 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 import envsnap
-from envsnap.api import capture
-from envsnap.check import CHECK_RULES, check_document
-from envsnap.check.catalog import RULES_BY_ID
-from envsnap.manifest import manifest_from_document
-from envsnap.report import Report, Target
+from envsnap.capturing.api import capture
+from envsnap.diff.check import CHECK_RULES, check_document
+from envsnap.diff.check.catalog import RULES_BY_ID
+from envsnap.diff.report import Report, Target
+from envsnap.manifest.model import manifest_from_document
 from tests.conftest import git
 from tests.fixtures.nvml.fake_nvml import FakeNvml
 

@@ -6,7 +6,7 @@ import copy
 import json
 from typing import Any
 
-from envsnap.check.runner import check_document
+from envsnap.diff.check.runner import check_document
 from tests.conftest import FIXTURES
 
 FULL: dict[str, Any] = json.loads((FIXTURES / "manifests" / "full.json").read_text())

@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 dcp = pytest.importorskip("torch.distributed.checkpoint")
 
-from envsnap.checkpoint import inspect_checkpoint  # noqa: E402
+from envsnap.training.checkpoint import inspect_checkpoint  # noqa: E402
 from tests.conftest import CliResult  # noqa: E402
 
 Run = Callable[..., CliResult]

@@ -14,9 +14,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from envsnap.checkpoint import UnsafeCheckpointError, inspect_checkpoint  # noqa: E402
-from envsnap.resume import save_training_state  # noqa: E402
-from envsnap.seeding import SeedManager  # noqa: E402
+from envsnap.training.checkpoint import UnsafeCheckpointError, inspect_checkpoint  # noqa: E402
+from envsnap.training.resume import save_training_state  # noqa: E402
+from envsnap.training.seeding import SeedManager  # noqa: E402
 from tests.conftest import CliResult  # noqa: E402
 
 Run = Callable[..., CliResult]

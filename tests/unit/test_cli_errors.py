@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from envsnap.capturing import build_manifest
-from envsnap.manifest import Manifest
+from envsnap.capturing.run import build_manifest
+from envsnap.manifest.model import Manifest
 from tests.conftest import CliResult, capture_context
 
 RunCli = Callable[..., CliResult]
@@ -147,7 +147,7 @@ def test_show_prints_hostile_text_literally(
     run_cli: RunCli, tmp_path: Path, manifest: Manifest
 ) -> None:
     """Values are data: rich markup is not interpreted and terminal escapes are not sent."""
-    from envsnap.canonical import digest_of
+    from envsnap.manifest.canonical import digest_of
 
     document = manifest.to_document()
     document["env"]["variables"] = {"TORCH_X": "[/bold] [red]x\x1b[2J"}

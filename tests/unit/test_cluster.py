@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from envsnap.canonical import digest_of
-from envsnap.cluster import (
+from envsnap.diff.cluster import (
     GatherInfo,
     RankCapture,
     as_diffable,
@@ -20,15 +19,16 @@ from envsnap.cluster import (
     verify_cluster,
     with_cluster_findings,
 )
-from envsnap.cluster.paths import dotted, flatten, parse_dotted, unflatten
+from envsnap.diff.cluster.paths import dotted, flatten, parse_dotted, unflatten
 from envsnap.errors import ManifestError
-from envsnap.manifest import Manifest
+from envsnap.manifest.canonical import digest_of
+from envsnap.manifest.model import Manifest
 from tests.conftest import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
 def base_document() -> dict[str, Any]:
-    from envsnap.api import capture
+    from envsnap.capturing.api import capture
 
     return capture(only=["python", "packages", "system", "env"]).to_document()
 
@@ -144,7 +144,7 @@ def test_cluster_vs_single_diff_reports_deviating_ranks(base_document: dict[str,
 def test_cluster_schema_file_matches_models() -> None:
     published = REPO_ROOT / "schemas" / "cluster.v1.json"
     assert published.read_text(encoding="utf-8") == cluster_schema_text(), (
-        "schemas/cluster.v1.json is stale: regenerate it from envsnap.cluster.cluster_schema_text()"
+        "schemas/cluster.v1.json is stale: regenerate it from envsnap.diff.cluster.cluster_schema_text()"
     )
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.capturing import run_collectors
-from envsnap.collectors.code import collect
-from envsnap.sections.code import CodeSection
+from envsnap.capturing.collectors.code import collect
+from envsnap.capturing.run import run_collectors
+from envsnap.manifest.sections.code import CodeSection
 from tests.conftest import capture_context, git, reads_blocked_by_chmod
 
 MakeRepo = Callable[..., Path]
@@ -202,7 +202,7 @@ def test_git_missing_from_path_is_skipped(make_repo: MakeRepo, no_git_env: dict[
     repo = make_repo()
     script = (
         "import json, sys\n"
-        "from envsnap.capturing import run_collectors\n"
+        "from envsnap.capturing.run import run_collectors\n"
         "from tests.conftest import capture_context\n"
         "from pathlib import Path\n"
         "_, records = run_collectors(['code'], capture_context(Path.cwd()))\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.config import CaptureConfig, apply_sets, load_config
+from envsnap.capturing.config import CaptureConfig, apply_sets, load_config
 from envsnap.errors import ConfigError
 
 

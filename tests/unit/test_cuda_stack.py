@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from envsnap.collectors.cuda_stack import (
+from envsnap.capturing.collectors.cuda_stack import (
     build_tag,
     find_torch,
     loader_dirs,
@@ -242,8 +242,8 @@ def test_real_collector_reads_sys_path_without_importing_torch(tmp_path: Path) -
     make_nvidia_wheel(site, "cudnn", "9.1.0.70", "libcudnn.so.9")
     code = (
         "import sys, json\n"
-        "from envsnap.collectors.base import CaptureContext\n"
-        "from envsnap.collectors.cuda_stack import collect\n"
+        "from envsnap.capturing.collectors.base import CaptureContext\n"
+        "from envsnap.capturing.collectors.cuda_stack import collect\n"
         "s = collect(CaptureContext.from_process())\n"
         "assert 'torch' not in sys.modules\n"
         "print(json.dumps(s.model_dump(mode='json')))\n"

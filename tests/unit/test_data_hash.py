@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.datacache import DigestCache
-from envsnap.datahash import HashOptions, hash_path
+from envsnap.capturing.datacache import DigestCache
+from envsnap.capturing.datahash import HashOptions, hash_path
 
 OLD = 1_600_000_000  # a fixed past mtime, outside the racy window
 

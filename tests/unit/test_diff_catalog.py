@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
+from envsnap.diff.report import CATEGORY_WEIGHT, SEVERITIES
 from envsnap.diff.rules import Rule, compile_pattern
-from envsnap.manifest import manifest_from_document
-from envsnap.report import CATEGORY_WEIGHT, SEVERITIES
+from envsnap.manifest.model import manifest_from_document
 from tests.conftest import FIXTURES
 
 FULL = FIXTURES / "manifests" / "full.json"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.manifest import manifest_from_document
+from envsnap.manifest.model import manifest_from_document
 from tests.conftest import CliResult
 from tests.scenarios.cases import CASES
 

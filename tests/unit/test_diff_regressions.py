@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from envsnap.diff import diff_documents
-from envsnap.report import SEVERITY_RANK, Report
+from envsnap.diff.report import SEVERITY_RANK, Report
 from tests.conftest import FIXTURES
 
 FULL: dict[str, Any] = json.loads((FIXTURES / "manifests" / "full.json").read_text())

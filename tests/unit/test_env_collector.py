@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envsnap.collectors.env import collect
-from envsnap.config import CaptureConfig
-from envsnap.sections.env import EnvSection
+from envsnap.capturing.collectors.env import collect
+from envsnap.capturing.config import CaptureConfig
+from envsnap.manifest.sections.env import EnvSection
 from tests.conftest import capture_context
 
 ENV = {

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.export.cyclonedx import to_cyclonedx_json, validate_cyclonedx_json
-from envsnap.manifest import load
+from envsnap.interop.export.cyclonedx import to_cyclonedx_json, validate_cyclonedx_json
+from envsnap.manifest.model import load
 from tests.conftest import FIXTURES
 
 pytest.importorskip("cyclonedx")

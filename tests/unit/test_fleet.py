@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from envsnap.canonical import digest_of
+from envsnap.manifest.canonical import digest_of
 from tests.conftest import CliResult
 
 ODD = {
@@ -22,7 +22,7 @@ ODD = {
 
 @pytest.fixture(scope="module")
 def base_document() -> dict[str, Any]:
-    from envsnap.api import capture
+    from envsnap.capturing.api import capture
 
     return capture(only=["python", "packages", "system", "env"]).to_document()
 
@@ -94,7 +94,7 @@ def test_fleet_table_markdown_and_strict(
 def test_fleet_expands_cluster_manifests_per_rank(
     base_document: dict[str, Any], tmp_path: Path, run_cli: Callable[..., CliResult]
 ) -> None:
-    from envsnap.cluster import GatherInfo, RankCapture, build_cluster
+    from envsnap.diff.cluster import GatherInfo, RankCapture, build_cluster
 
     documents = [member(base_document, i) for i in (1, 2, 17)]
     captures = [RankCapture(r, None, doc) for r, doc in enumerate(documents)]

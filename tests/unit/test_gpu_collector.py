@@ -9,10 +9,10 @@ from pathlib import Path
 import pynvml
 import pytest
 
-from envsnap.collectors import COLLECTORS
-from envsnap.collectors.base import CaptureContext, CollectorUnavailable
-from envsnap.collectors.gpu import read_gpus, uuid_hash, visible_devices
-from envsnap.manifest import Manifest
+from envsnap.capturing.collectors import COLLECTORS
+from envsnap.capturing.collectors.base import CaptureContext, CollectorUnavailable
+from envsnap.capturing.collectors.gpu import read_gpus, uuid_hash, visible_devices
+from envsnap.manifest.model import Manifest
 from tests.fixtures.nvml.fake_nvml import FakeNvml, device_spec
 
 ALL = ["v100", "a100", "a100_mig", "h100", "rtx4090", "l4"]
@@ -200,8 +200,8 @@ def test_missing_library_is_detected_before_importing_pynvml() -> None:
     # Real subprocess on this GPU-less host: the collector must not pay for importing pynvml.
     code = (
         "import sys\n"
-        "from envsnap.collectors.base import CollectorUnavailable\n"
-        "from envsnap.collectors.gpu import load_nvml\n"
+        "from envsnap.capturing.collectors.base import CollectorUnavailable\n"
+        "from envsnap.capturing.collectors.gpu import load_nvml\n"
         "try:\n"
         "    load_nvml()\n"
         "except CollectorUnavailable as exc:\n"

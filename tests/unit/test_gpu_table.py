@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from envsnap import gpu_table
+from envsnap.manifest import gpu_table
 
 
 @pytest.mark.parametrize(

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from envsnap.errors import ManifestError
-from envsnap.importers import import_record
-from envsnap.importers.base import Source, to_manifest
-from envsnap.importers.collect_env import LABELS, parse_report, read_collect_env
-from envsnap.manifest import Manifest, load, verify_document
+from envsnap.interop.importers import import_record
+from envsnap.interop.importers.base import Source, to_manifest
+from envsnap.interop.importers.collect_env import LABELS, parse_report, read_collect_env
+from envsnap.manifest.model import Manifest, load, verify_document
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "collect_env"
 REPORTS = sorted(CORPUS.glob("*.txt"))
@@ -131,7 +131,7 @@ def real_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_round_trip_matches_an_envsnap_capture(real_report: Path) -> None:
     import torch
 
-    from envsnap.capturing import capture_process
+    from envsnap.capturing.run import capture_process
 
     imported = import_record(real_report, "auto")
     captured = capture_process(only=["python", "system", "packages"])

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from envsnap.errors import ManifestError
-from envsnap.importers import import_record, load_any
-from envsnap.importers.detect import detect
-from envsnap.manifest import write_manifest
+from envsnap.interop.importers import import_record, load_any
+from envsnap.interop.importers.detect import detect
+from envsnap.manifest.model import write_manifest
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REPORT = FIXTURES / "collect_env" / "12_2025_torch2.7_allocator_h100.txt"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from envsnap.importers import import_record, load_any
+from envsnap.interop.importers import import_record, load_any
 from tests.conftest import git
 from tests.unit.test_import_collect_env import stated
 

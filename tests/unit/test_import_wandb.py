@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from envsnap.importers import import_record, load_any
-from envsnap.manifest import Manifest
+from envsnap.interop.importers import import_record, load_any
+from envsnap.manifest.model import Manifest
 from tests.conftest import git
 from tests.unit.test_import_collect_env import stated
 

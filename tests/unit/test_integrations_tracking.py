@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.facts import key_facts
-from envsnap.manifest import load
+from envsnap.manifest.facts import key_facts
+from envsnap.manifest.model import load
 from tests.conftest import FIXTURES
 
 MANIFEST = FIXTURES / "manifests" / "full.json"
@@ -19,7 +19,7 @@ def test_mlflow_logs_the_manifest_artifact_and_tags(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mlflow = pytest.importorskip("mlflow")
-    import envsnap.integrations.mlflow as envsnap_mlflow
+    import envsnap.interop.integrations.mlflow as envsnap_mlflow
 
     monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # MLflow 3 asks for this opt-in
     mlflow.set_tracking_uri((tmp_path / "mlruns").as_uri())
@@ -42,7 +42,7 @@ def test_wandb_offline_logs_config_and_artifact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     wandb = pytest.importorskip("wandb")
-    import envsnap.integrations.wandb as envsnap_wandb
+    import envsnap.interop.integrations.wandb as envsnap_wandb
 
     monkeypatch.setenv("WANDB_SILENT", "true")
     monkeypatch.setenv("WANDB_DIR", str(tmp_path))
@@ -69,7 +69,7 @@ def test_wandb_offline_logs_config_and_artifact(
 
 def test_wandb_without_a_run_is_a_clear_error() -> None:
     pytest.importorskip("wandb")
-    import envsnap.integrations.wandb as envsnap_wandb
+    import envsnap.interop.integrations.wandb as envsnap_wandb
     from envsnap.errors import EnvsnapError
 
     with pytest.raises(EnvsnapError, match="no active W&B run"):

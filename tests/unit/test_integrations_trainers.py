@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from envsnap.manifest import load
+from envsnap.manifest.model import load
 
 torch = pytest.importorskip("torch")
 
 
 def test_lightning_callback_captures_at_fit_start_and_on_resume(tmp_path: Path) -> None:
     L = pytest.importorskip("lightning")
-    from envsnap.integrations.lightning import EnvsnapCallback
+    from envsnap.interop.integrations.lightning import EnvsnapCallback
 
     class Tiny(L.LightningModule):  # type: ignore[misc,name-defined]
         def __init__(self) -> None:
@@ -67,7 +67,7 @@ def test_lightning_callback_captures_at_fit_start_and_on_resume(tmp_path: Path) 
 def test_hf_trainer_callback_records_batch_semantics_and_precision(tmp_path: Path) -> None:
     transformers = pytest.importorskip("transformers")
     pytest.importorskip("accelerate")
-    from envsnap.integrations.hf import EnvsnapTrainerCallback
+    from envsnap.interop.integrations.hf import EnvsnapTrainerCallback
 
     class Regressor(torch.nn.Module):
         def __init__(self) -> None:

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from envsnap.atomic import write_atomic
-from envsnap.canonical import canonical_bytes, digest_of
-from envsnap.capturing import build_manifest
+from envsnap.capturing.run import build_manifest
 from envsnap.errors import ManifestError
-from envsnap.manifest import (
+from envsnap.files.atomic import write_atomic
+from envsnap.manifest.canonical import canonical_bytes, digest_of
+from envsnap.manifest.model import (
     KNOWN_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
     Manifest,
@@ -196,7 +196,7 @@ def test_atomic_write_failure_leaves_no_temp_file(tmp_path: Path) -> None:
 
 _KILL_WHILE_WRITING = """
 import sys
-from envsnap.atomic import write_atomic
+from envsnap.files.atomic import write_atomic
 data = b"x" * (256 * 1024 * 1024)
 print("writing", flush=True)
 write_atomic(sys.argv[1], data)

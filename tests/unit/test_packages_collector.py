@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from envsnap.collectors.packages import (
+from envsnap.capturing.collectors.packages import (
     canonical_name,
     collect,
     conda_packages,
     lock_files,
     name_and_version,
 )
-from envsnap.sections.packages import PackagesSection
+from envsnap.manifest.sections.packages import PackagesSection
 from tests.conftest import capture_context, reads_blocked_by_chmod
 
 MakeRepo = Callable[..., Path]
@@ -195,8 +195,8 @@ def test_editable_install_in_a_venv_is_reported(tmp_path: Path, make_repo: MakeR
 
 def test_vcs_and_url_sources_from_direct_url_json(tmp_path: Path) -> None:
     """PEP 610 records written by an installer, read back through importlib.metadata."""
-    from envsnap.collectors.packages import installed_packages
-    from envsnap.redact import Redactor
+    from envsnap.capturing.collectors.packages import installed_packages
+    from envsnap.capturing.redact import Redactor
 
     site = tmp_path / "site"
     records = {
@@ -226,8 +226,8 @@ def test_vcs_and_url_sources_from_direct_url_json(tmp_path: Path) -> None:
 
 
 def test_shadowed_distribution_is_recorded(tmp_path: Path) -> None:
-    from envsnap.collectors.packages import installed_packages
-    from envsnap.redact import Redactor
+    from envsnap.capturing.collectors.packages import installed_packages
+    from envsnap.capturing.redact import Redactor
 
     site = tmp_path / "site"
     info = site / "pytest-0.0.1.dist-info"
@@ -246,7 +246,7 @@ def test_collector_does_not_import_the_packages_it_lists(tmp_path: Path) -> None
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from envsnap.collectors.packages import collect\n"
+        "from envsnap.capturing.collectors.packages import collect\n"
         "from tests.conftest import capture_context\n"
         "section = collect(capture_context(Path.cwd()))\n"
         "print(len(section.installed), "

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from envsnap.collectors.base import CaptureContext, CollectorUnavailable
-from envsnap.collectors.parallel import collect
-from envsnap.config import CaptureConfig
-from envsnap.lossnorm import combine
+from envsnap.capturing.collectors.base import CaptureContext, CollectorUnavailable
+from envsnap.capturing.collectors.parallel import collect
+from envsnap.capturing.config import CaptureConfig
+from envsnap.training.lossnorm import combine
 
 torch = pytest.importorskip("torch")
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset  # noqa: E402

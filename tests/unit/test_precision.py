@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from envsnap.collectors.base import CaptureContext
-from envsnap.collectors.precision import collect
-from envsnap.config import CaptureConfig
+from envsnap.capturing.collectors.base import CaptureContext
+from envsnap.capturing.collectors.precision import collect
+from envsnap.capturing.config import CaptureConfig
 
 torch = pytest.importorskip("torch")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.collectors.python import _environment_kind, collect
+from envsnap.capturing.collectors.python import _environment_kind, collect
 from tests.conftest import capture_context
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envsnap.redact import REDACTED, Redactor
+from envsnap.capturing.redact import REDACTED, Redactor
 
 R = Redactor()
 _RNG = random.Random(20240601)

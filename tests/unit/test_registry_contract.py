@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.collectors import COLLECTORS
-from envsnap.collectors.base import CaptureContext, CollectorUnavailable
-from envsnap.manifest import Manifest
-from envsnap.sections import SECTION_MODELS
+from envsnap.capturing.collectors import COLLECTORS
+from envsnap.capturing.collectors.base import CaptureContext, CollectorUnavailable
+from envsnap.manifest.model import Manifest
+from envsnap.manifest.sections import SECTION_MODELS
 
 
 def test_registry_keys_match_collector_names_and_manifest_fields() -> None:

@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from envsnap.diff import diff_documents
+from envsnap.diff.report import Report, report_schema_text
 from envsnap.render.findings import RENDERERS, render_table
-from envsnap.report import Report, report_schema_text
 from tests.conftest import FIXTURES, REPO_ROOT
 from tests.scenarios.cases import CASES
 

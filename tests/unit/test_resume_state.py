@@ -12,8 +12,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from envsnap.errors import EnvsnapError  # noqa: E402
-from envsnap.resume import load_training_state, save_training_state  # noqa: E402
-from envsnap.seeding import SeedManager  # noqa: E402
+from envsnap.training.resume import load_training_state, save_training_state  # noqa: E402
+from envsnap.training.seeding import SeedManager  # noqa: E402
 
 
 def _job(seed: int = 0) -> dict[str, Any]:

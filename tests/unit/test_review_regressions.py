@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.collectors.base import CaptureContext
-from envsnap.config import CaptureConfig, apply_sets
-from envsnap.redact import REDACTED, Redactor
+from envsnap.capturing.collectors.base import CaptureContext
+from envsnap.capturing.config import CaptureConfig, apply_sets
+from envsnap.capturing.redact import REDACTED, Redactor
 from tests.conftest import FIXTURES
 
 
@@ -43,7 +43,7 @@ def test_verify_refuses_a_named_pipe_instead_of_hanging(tmp_path: Path) -> None:
 
 
 def test_device_uuids_in_visible_devices_are_hashed(tmp_path: Path) -> None:
-    from envsnap.collectors.env import collect
+    from envsnap.capturing.collectors.env import collect
 
     uuid = "GPU-8a3b1c2d-1111-2222-3333-444455556666"
     context = CaptureContext(env={"CUDA_VISIBLE_DEVICES": f"{uuid},1"}, cwd=tmp_path)
@@ -77,7 +77,7 @@ def test_redaction_of_a_huge_unbroken_argument_finishes() -> None:
 
 
 def test_extra_with_nan_and_token_keys_keeps_the_manifest() -> None:
-    from envsnap.api import capture
+    from envsnap.capturing.api import capture
 
     token = "hf_" + "a" * 30
     manifest = capture(only=["python"], extra={"lr": float("nan"), token: 1})
@@ -89,7 +89,7 @@ def test_extra_with_nan_and_token_keys_keeps_the_manifest() -> None:
 def test_a_config_typo_does_not_empty_the_in_job_manifest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from envsnap.api import capture
+    from envsnap.capturing.api import capture
 
     (tmp_path / "envsnap.toml").write_text("budget_s = 'ten'\n")
     monkeypatch.chdir(tmp_path)
@@ -99,7 +99,7 @@ def test_a_config_typo_does_not_empty_the_in_job_manifest(
 
 
 def test_a_cache_file_that_is_not_an_object_counts_as_empty(tmp_path: Path) -> None:
-    from envsnap.datacache import DigestCache
+    from envsnap.capturing.datacache import DigestCache
 
     path = tmp_path / "cache.json"
     path.write_text("[1, 2]")
@@ -113,7 +113,7 @@ def test_set_resolves_aliases_in_flag_order() -> None:
 
 def test_world_size_comes_from_a_distributed_sampler_before_a_default(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
-    from envsnap.collectors.parallel import collect
+    from envsnap.capturing.collectors.parallel import collect
 
     data = torch.utils.data.TensorDataset(torch.arange(16))
     sampler = torch.utils.data.DistributedSampler(data, num_replicas=2, rank=0)
@@ -153,7 +153,7 @@ def test_capture_leaves_the_git_index_untouched(make_repo, run_cli_process) -> N
 
 
 def test_a_zero_accumulation_declaration_is_not_a_global_batch_of_zero(tmp_path: Path) -> None:
-    from envsnap.collectors.parallel import collect
+    from envsnap.capturing.collectors.parallel import collect
 
     context = CaptureContext(
         env={},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from envsnap.manifest import schema_text
+from envsnap.manifest.model import schema_text
 from tests.conftest import REPO_ROOT
 
 SCHEMA_FILE = REPO_ROOT / "schemas" / "manifest.v1.json"

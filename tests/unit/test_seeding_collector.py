@@ -11,10 +11,10 @@ from pathlib import Path
 
 import torch
 
-from envsnap.api import capture
-from envsnap.collectors.base import CaptureContext
-from envsnap.collectors.seeds import collect
-from envsnap.seeding import SeedManager, manager
+from envsnap.capturing.api import capture
+from envsnap.capturing.collectors.base import CaptureContext
+from envsnap.capturing.collectors.seeds import collect
+from envsnap.training.seeding import SeedManager, manager
 
 
 def _context(tmp_path: Path, **inputs: object) -> CaptureContext:
@@ -122,7 +122,7 @@ def test_capture_without_torch_neither_imports_it_nor_guesses(tmp_path: Path) ->
 
 def test_a_capture_from_outside_the_job_records_no_rng_state(tmp_path: Path) -> None:
     """The CLI's own RNG state says nothing about the job and differs on every capture."""
-    from envsnap.collectors.seeds import collect
+    from envsnap.capturing.collectors.seeds import collect
 
     outside = CaptureContext(env={"PYTHONHASHSEED": "0"}, cwd=tmp_path)
     section = collect(outside)

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 import envsnap
-from envsnap.seeding import DeterminismWarning, SeedManager, last_applied
-from envsnap.seeding.manager import late_cublas_warning
+from envsnap.training.seeding import DeterminismWarning, SeedManager, last_applied
+from envsnap.training.seeding.manager import late_cublas_warning
 
 ENV = "CUBLAS_WORKSPACE_CONFIG"
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from envsnap.seeding import SeedManager, derive_seed
+from envsnap.training.seeding import SeedManager, derive_seed
 
 # Pinned: changing any of these changes every user's derived seeds, which needs a new
 # DERIVATION_VERSION and a release note, never a silent edit.
@@ -37,7 +37,7 @@ def test_derivation_is_the_documented_sha256_of_canonical_json() -> None:
 
 
 def test_stable_across_processes_with_different_hash_salts() -> None:
-    code = "from envsnap.seeding import derive_seed; print(derive_seed(42, 'torch', None, None))"
+    code = "from envsnap.training.seeding import derive_seed; print(derive_seed(42, 'torch', None, None))"
     outputs = set()
     for salt in ("0", "1", "random"):
         done = subprocess.run(

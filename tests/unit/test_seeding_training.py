@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from envsnap.seeding import SeedManager
+from envsnap.training.seeding import SeedManager
 from tests.seeding_loop import train, train_first, train_rest
 
 pytestmark = pytest.mark.slow

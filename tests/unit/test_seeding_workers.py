@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 
-from envsnap.seeding import SeedManager, WorkerSeeder
+from envsnap.training.seeding import SeedManager, WorkerSeeder
 
 pytestmark = pytest.mark.slow
 

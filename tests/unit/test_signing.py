@@ -40,7 +40,7 @@ def test_valid_signature_verifies(signed, run_cli) -> None:  # type: ignore[no-u
 
 def test_edited_manifest_with_recomputed_digest_fails_the_signature(signed, run_cli) -> None:  # type: ignore[no-untyped-def]
     """An editor who also fixes the digest still cannot forge the signature."""
-    from envsnap.canonical import digest_of, pretty_text
+    from envsnap.manifest.canonical import digest_of, pretty_text
 
     manifest, _key, public = signed
     document = json.loads(manifest.read_text())

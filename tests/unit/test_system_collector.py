@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.collectors.system import cgroup_limits, collect, parse_cpuinfo, select_isa_flags
+from envsnap.capturing.collectors.system import (
+    cgroup_limits,
+    collect,
+    parse_cpuinfo,
+    select_isa_flags,
+)
 from tests.conftest import capture_context
 
 X86_CPUINFO = """\

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from envsnap.collectors.base import CaptureContext, CollectorUnavailable
-from envsnap.collectors.templates import collect
-from envsnap.config import CaptureConfig
+from envsnap.capturing.collectors.base import CaptureContext, CollectorUnavailable
+from envsnap.capturing.collectors.templates import collect
+from envsnap.capturing.config import CaptureConfig
 
 
 def _context(

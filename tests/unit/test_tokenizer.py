@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from envsnap.collectors.base import CaptureContext, CollectorUnavailable
-from envsnap.collectors.tokenizer import collect
-from envsnap.config import CaptureConfig
+from envsnap.capturing.collectors.base import CaptureContext, CollectorUnavailable
+from envsnap.capturing.collectors.tokenizer import collect
+from envsnap.capturing.config import CaptureConfig
 
 tokenizers = pytest.importorskip("tokenizers")
 

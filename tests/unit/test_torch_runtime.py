@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from envsnap.collectors.base import CaptureContext, CollectorUnavailable
-from envsnap.collectors.torch_runtime import import_torch, parse_config
-from envsnap.config import CaptureConfig
+from envsnap.capturing.collectors.base import CaptureContext, CollectorUnavailable
+from envsnap.capturing.collectors.torch_runtime import import_torch, parse_config
+from envsnap.capturing.config import CaptureConfig
 
 pytest.importorskip("torch")
 
@@ -84,8 +84,8 @@ def test_defaults_and_mixed_api_are_recorded() -> None:
         import json, torch
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cuda.matmul.fp32_precision = "ieee"   # mixing the two APIs
-        from envsnap.collectors.base import CaptureContext
-        from envsnap.collectors.torch_runtime import read_torch
+        from envsnap.capturing.collectors.base import CaptureContext
+        from envsnap.capturing.collectors.torch_runtime import read_torch
         s = read_torch(torch, {}, "job")
         print(json.dumps(s.model_dump(mode="json")))
         """
@@ -148,8 +148,8 @@ def test_torch_not_installed_is_skipped_and_says_so(tmp_path: Path) -> None:
         """
         import json, sys
         sys.modules["torch"] = None     # as if torch were not installed: import raises
-        from envsnap.capturing import capture_process
-        from envsnap.config import CaptureConfig
+        from envsnap.capturing.run import capture_process
+        from envsnap.capturing.config import CaptureConfig
         m = capture_process(config=CaptureConfig(import_torch=True), only=["torch", "gpu"])
         print(json.dumps({k: v.model_dump(mode="json") for k, v in m.collectors.items()}))
         """

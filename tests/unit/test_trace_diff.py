@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from envsnap.trace import compare_traces, read_trace
+from envsnap.training.trace import compare_traces, read_trace
 from tests.conftest import CliResult
 
 Run = Callable[..., CliResult]

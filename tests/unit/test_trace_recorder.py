@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from envsnap.trace import TraceRecorder, digest_tree, read_trace  # noqa: E402
+from envsnap.training.trace import TraceRecorder, digest_tree, read_trace  # noqa: E402
 
 
 def _lines(path: Path) -> list[dict[str, object]]:

@@ -14,7 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from envsnap.trace import TraceRecorder, compare_traces, read_trace  # noqa: E402
+from envsnap.training.trace import TraceRecorder, compare_traces, read_trace  # noqa: E402
 
 
 class Scalar(torch.nn.Module):  # type: ignore[misc]

@@ -11,7 +11,7 @@ from envsnap.cli import cli
 from envsnap.cli.options import emit, split_names
 
 if TYPE_CHECKING:
-    from envsnap.config import CaptureConfig
+    from envsnap.capturing.config import CaptureConfig
 
 
 @cli.command()
@@ -95,9 +95,9 @@ def capture(
     assignments: tuple[str, ...],
 ) -> int:
     """Record the conditions of this environment as a JSON manifest."""
-    from envsnap.capturing import capture_process
-    from envsnap.config import apply_sets, discover_config, load_config
-    from envsnap.inputs import item_errors, with_data_budget
+    from envsnap.capturing.config import apply_sets, discover_config, load_config
+    from envsnap.capturing.inputs import item_errors, with_data_budget
+    from envsnap.capturing.run import capture_process
 
     config = load_config(config_path) if config_path else discover_config(Path.cwd())
     changes: dict[str, object] = {"import_torch": import_torch}
@@ -128,7 +128,7 @@ def _with_flags(
     template_paths: tuple[str, ...],
 ) -> CaptureConfig:
     """Add the --data/--tokenizer/--template flags to what the config file declared."""
-    from envsnap.config import with_declared
+    from envsnap.capturing.config import with_declared
 
     data: dict[str, object] = {}
     if data_paths:

@@ -15,11 +15,11 @@ def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str
     """The manifest to check (validated), and its label."""
     if file is not None:
         # A manifest, or a foreign record (collect_env report, W&B or MLflow run), detected.
-        from envsnap.importers import load_any
+        from envsnap.interop.importers import load_any
 
         return load_any(file).to_document(), file
-    from envsnap.capturing import capture_process
-    from envsnap.config import discover_config
+    from envsnap.capturing.config import discover_config
+    from envsnap.capturing.run import capture_process
 
     config = discover_config(Path.cwd()).with_overrides(import_torch=import_torch)
     return capture_process(config=config).to_document(), "(this environment)"
@@ -49,7 +49,7 @@ def check(
 
     Facts the manifest does not hold are reported at info, never guessed.
     """
-    from envsnap.check import check_document
+    from envsnap.diff.check import check_document
     from envsnap.render.findings import RENDERERS
 
     document, label = _document(file, import_torch)

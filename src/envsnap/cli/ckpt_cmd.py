@@ -6,7 +6,7 @@ import click
 
 from envsnap.cli import cli
 from envsnap.cli.options import emit
-from envsnap.report import SEVERITIES, TARGETS
+from envsnap.diff.report import SEVERITIES, TARGETS
 
 
 @cli.group("ckpt")
@@ -40,8 +40,8 @@ def ckpt_inspect(path: str, target: str, fail_on: str, fmt: str, output: str | N
     Loads only with torch.load(weights_only=True) or safetensors headers; a checkpoint that
     needs arbitrary unpickling is refused (exit 2). Exit 1 when a finding reaches --fail-on.
     """
-    from envsnap.checkpoint import inspect_checkpoint
     from envsnap.render.checkpoint import render_checkpoint_json, render_checkpoint_table
+    from envsnap.training.checkpoint import inspect_checkpoint
 
     report = inspect_checkpoint(path, target=target)  # type: ignore[arg-type]
     text = render_checkpoint_json(report) if fmt == "json" else render_checkpoint_table(report)

@@ -11,7 +11,7 @@ from envsnap.cli import cli
 from envsnap.cli.options import emit, fail_on_option, format_option, target_option
 
 if TYPE_CHECKING:
-    from envsnap.cluster.io import Diffable
+    from envsnap.diff.cluster.io import Diffable
 
 
 def load_side(path: str) -> Diffable:
@@ -22,9 +22,9 @@ def load_side(path: str) -> Diffable:
     rank, with its deviating ranks reported too. Anything else (a collect_env report, a W&B or
     MLflow run) goes through the importers, which detect the format.
     """
-    from envsnap.cluster.io import Diffable, as_diffable
+    from envsnap.diff.cluster.io import Diffable, as_diffable
     from envsnap.errors import ManifestError
-    from envsnap.manifest import read_document
+    from envsnap.manifest.model import read_document
 
     try:
         document = read_document(path)
@@ -32,15 +32,15 @@ def load_side(path: str) -> Diffable:
         document = None
     if document is not None and ("schema_version" in document or "kind" in document):
         return as_diffable(document, path)
-    from envsnap.importers import load_any
+    from envsnap.interop.importers import load_any
 
     manifest = load_any(path)
     return Diffable(manifest, manifest.to_document(), path)
 
 
 def _current_document() -> dict[str, Any]:
-    from envsnap.capturing import capture_process
-    from envsnap.config import discover_config
+    from envsnap.capturing.config import discover_config
+    from envsnap.capturing.run import capture_process
 
     return capture_process(config=discover_config(Path.cwd())).to_document()
 
@@ -73,7 +73,7 @@ def diff(
 
     With only A, compare A with this environment, captured now.
     """
-    from envsnap.report import report_schema_text
+    from envsnap.diff.report import report_schema_text
 
     if schema:
         emit(report_schema_text(), output)
@@ -94,7 +94,7 @@ def diff(
         label_b=side_b.label if side_b is not None else "(this environment)",
     )
     if side_b is not None and (side_a.cluster is not None or side_b.cluster is not None):
-        from envsnap.cluster.io import with_cluster_findings
+        from envsnap.diff.cluster.io import with_cluster_findings
 
         report = with_cluster_findings(report, side_a, side_b)
     emit(RENDERERS[fmt](report), output)

@@ -18,8 +18,8 @@ def export() -> None:
 @click.option("-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout.")
 def export_cyclonedx(manifest: str, output: str | None) -> int:
     """CycloneDX 1.6 JSON: packages, GPU, driver, data and run settings."""
-    from envsnap.export.cyclonedx import to_cyclonedx_json
-    from envsnap.manifest import load
+    from envsnap.interop.export.cyclonedx import to_cyclonedx_json
+    from envsnap.manifest.model import load
 
     emit(to_cyclonedx_json(load(manifest)), output)
     return 0

@@ -20,7 +20,7 @@ def fleet(inputs: tuple[str, ...], fmt: str, target: str, output: str | None, st
     The largest class is the reference; every other class lists what sets it apart, and its
     members are the odd ones out. Cluster manifests count once per rank.
     """
-    from envsnap.fleet import fleet as run_fleet
+    from envsnap.diff.fleet import fleet as run_fleet
     from envsnap.render.fleet import FLEET_RENDERERS
 
     report = run_fleet(inputs, target=target)  # type: ignore[arg-type]

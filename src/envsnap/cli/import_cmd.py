@@ -6,7 +6,7 @@ import click
 
 from envsnap.cli import cli
 from envsnap.cli.options import emit
-from envsnap.importers import FORMATS, import_record
+from envsnap.interop.importers import FORMATS, import_record
 
 
 @cli.command("import")

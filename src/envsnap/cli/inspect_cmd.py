@@ -11,7 +11,7 @@ from envsnap.cli import cli
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=False))
 def show(file: str) -> int:
     """Print a readable summary of a manifest."""
-    from envsnap.manifest import load
+    from envsnap.manifest.model import load
     from envsnap.render.summary import render_summary
 
     click.echo(render_summary(load(file), color=None), nl=False)
@@ -34,7 +34,7 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
 
     With --key, also check that its signature was made with that key over this content.
     """
-    from envsnap.manifest import manifest_from_document, read_document, verify_document
+    from envsnap.manifest.model import manifest_from_document, read_document, verify_document
 
     if signature_path is not None and key_path is None:
         raise click.UsageError("--signature needs --key PUBLIC_KEY to be checked")
@@ -42,7 +42,7 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
     manifest_from_document(document, file)
     signature = None
     if key_path is not None:
-        from envsnap.signing import read_signature
+        from envsnap.interop.signing import read_signature
 
         signature = read_signature(signature_path or f"{file}.sig")
     matches, recorded, recomputed = verify_document(document)
@@ -58,7 +58,7 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
             )
         return 1
     if signature is not None and key_path is not None:
-        from envsnap.signing import verify_signature
+        from envsnap.interop.signing import verify_signature
 
         problem = verify_signature(signature, recomputed, key_path)
         if problem is not None:
@@ -75,7 +75,7 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
 @cli.command()
 def schema() -> int:
     """Print the manifest JSON Schema."""
-    from envsnap.manifest import schema_text
+    from envsnap.manifest.model import schema_text
 
     click.echo(schema_text(), nl=False)
     return 0

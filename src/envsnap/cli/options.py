@@ -22,7 +22,7 @@ def split_names(_ctx: click.Context, _param: click.Parameter, value: tuple[str, 
 def emit(text: str, output: str | None) -> None:
     """Write command output to a file atomically, or to stdout."""
     if output and output != "-":
-        from envsnap.atomic import write_atomic
+        from envsnap.files.atomic import write_atomic
 
         write_atomic(output, text.encode("utf-8"))
     else:
@@ -30,10 +30,10 @@ def emit(text: str, output: str | None) -> None:
 
 
 # Options shared by the commands that print a findings report (diff, check, fleet, ...).
-# envsnap.report is imported inside each decorator: only those commands' modules pay for it.
+# envsnap.diff.report is imported inside each decorator: only those commands' modules pay for it.
 def target_option(func: F) -> F:
     """`--target bitwise|close|conclusion`, default close."""
-    from envsnap.report import TARGETS
+    from envsnap.diff.report import TARGETS
 
     return click.option(
         "--target",
@@ -59,7 +59,7 @@ def format_option(func: F) -> F:
 
 def fail_on_option(func: F) -> F:
     """`--fail-on SEVERITY`: exit 1 when a finding reaches it."""
-    from envsnap.report import SEVERITIES
+    from envsnap.diff.report import SEVERITIES
 
     return click.option(
         "--fail-on",

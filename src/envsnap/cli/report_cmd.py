@@ -9,7 +9,7 @@ import click
 
 from envsnap.cli import cli
 from envsnap.cli.options import emit
-from envsnap.report import TARGETS, Target
+from envsnap.diff.report import TARGETS, Target
 
 
 @cli.command()
@@ -33,9 +33,9 @@ from envsnap.report import TARGETS, Target
 @click.option("-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout.")
 def report(manifest: str, against: str | None, fmt: str, target: str, output: str | None) -> int:
     """Write an audit document for MANIFEST (check findings, optional diff, integrity)."""
-    from envsnap.check.runner import check_document
     from envsnap.diff import diff_manifests
-    from envsnap.importers import load_any
+    from envsnap.diff.check.runner import check_document
+    from envsnap.interop.importers import load_any
     from envsnap.render.audit import AUDIT_RENDERERS, AuditInputs
 
     subject = load_any(manifest)

@@ -11,7 +11,7 @@ from envsnap.cli import cli
 @click.argument("private_key", type=click.Path(dir_okay=False))
 def keygen(private_key: str) -> int:
     """Create an Ed25519 key pair: PRIVATE_KEY (mode 0600) and PRIVATE_KEY.pub."""
-    from envsnap.signing import generate_key
+    from envsnap.interop.signing import generate_key
 
     private, public = generate_key(private_key)
     click.echo(f"private key: {private}\npublic key:  {public}")
@@ -35,8 +35,8 @@ def keygen(private_key: str) -> int:
 )
 def sign(manifest: str, key_path: str, output: str | None) -> int:
     """Write a detached signature for MANIFEST. Refuses a manifest whose digest does not match."""
-    from envsnap.manifest import manifest_from_document, read_document, verify_document
-    from envsnap.signing import sign_digest, write_signature
+    from envsnap.interop.signing import sign_digest, write_signature
+    from envsnap.manifest.model import manifest_from_document, read_document, verify_document
 
     document = read_document(manifest)
     manifest_from_document(document, manifest)

@@ -12,7 +12,7 @@ FORMATS = ("table", "json")
 
 @cli.group("trace")
 def trace_group() -> None:
-    """Step traces recorded with envsnap.trace.TraceRecorder."""
+    """Step traces recorded with envsnap.training.trace.TraceRecorder."""
 
 
 @trace_group.command("diff")
@@ -37,7 +37,7 @@ def trace_diff(
     Exit 0 when the traces agree, 1 when they diverge, 2 on bad input.
     """
     from envsnap.render.trace import render_trace_json, render_trace_table
-    from envsnap.trace import compare_traces, read_trace
+    from envsnap.training.trace import compare_traces, read_trace
 
     result = compare_traces(
         read_trace(trace_a),

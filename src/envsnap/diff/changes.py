@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from envsnap.sections import SECTION_MODELS
+from envsnap.manifest.sections import SECTION_MODELS
 
 Path = tuple[str, ...]
 ChangeKind = Literal["changed", "added", "removed", "uncaptured"]

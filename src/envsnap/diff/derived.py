@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from envsnap.diff.changes import dotted
+from envsnap.diff.report import Severity
 from envsnap.diff.versions import crosses, within
-from envsnap.report import Severity
 
 Doc = dict[str, Any]
 

@@ -16,8 +16,7 @@ from typing import Any
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
 from envsnap.diff.changes import Change, compute_changes
 from envsnap.diff.derived import Hit, derived_hits, gate_tf32
-from envsnap.diff.rules import Rule, RuleIndex
-from envsnap.report import (
+from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
     SEVERITY_RANK,
@@ -31,6 +30,7 @@ from envsnap.report import (
     numbered,
     severity_counts,
 )
+from envsnap.diff.rules import Rule, RuleIndex
 
 INDEX = RuleIndex(CATALOG)
 VALUE_WIDTH = 48

@@ -1,4 +1,4 @@
-"""The rule type and the path-pattern matcher. The catalog itself is data, in `catalog.py`.
+"""The rule type and the path-pattern matcher. The catalog itself is data, in `catalog/`.
 
 A rule matches dotted manifest paths with patterns: `*` is one path segment (or part of one),
 `**` any number of segments, `{a,b}` either word. `when` narrows a rule to some kinds of change:
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from envsnap.diff.changes import Change, Path
+from envsnap.diff.report import CATEGORY_WEIGHT, SEVERITY_RANK, TARGETS, Category, Severity, Target
 from envsnap.diff.versions import step
-from envsnap.report import CATEGORY_WEIGHT, SEVERITY_RANK, TARGETS, Category, Severity, Target
 
 SEP = "\x1f"  # joins path segments for matching; never appears in a manifest key
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from envsnap.facts import key_facts
-from envsnap.manifest import Manifest
+from envsnap.diff.report import SEVERITIES, Report
+from envsnap.manifest.facts import key_facts
+from envsnap.manifest.model import Manifest
 from envsnap.render.findings import render_markdown
-from envsnap.report import SEVERITIES, Report
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;

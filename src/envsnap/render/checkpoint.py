@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from envsnap.canonical import pretty_text
-from envsnap.checkpoint.inspect import CheckpointReport
+from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
+from envsnap.training.checkpoint.inspect import CheckpointReport
 
 
 def render_checkpoint_json(report: CheckpointReport) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from envsnap.canonical import pretty_text
+from envsnap.diff.report import SEVERITIES, Report
+from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
-from envsnap.report import SEVERITIES, Report
 
 SEVERITY_STYLE: dict[str, str] = {
     "critical": "bold red",

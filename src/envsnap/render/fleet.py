@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from envsnap.canonical import pretty_text
-from envsnap.fleet import FleetClass, FleetReport
+from envsnap.diff.fleet import FleetClass, FleetReport
+from envsnap.manifest.canonical import pretty_text
 
 # How many members and differences a text rendering lists per class before summarising.
 SHOW_MEMBERS = 8

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from envsnap.manifest import Manifest
+from envsnap.manifest.model import Manifest
+from envsnap.manifest.sections import SECTION_MODELS
 from envsnap.render.console import render_to_text
-from envsnap.sections import SECTION_MODELS
 
 
 def _section_line(name: str, section: Any) -> str:

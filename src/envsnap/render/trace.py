@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from envsnap.canonical import pretty_text
+from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
-from envsnap.trace.compare import TraceDiff
+from envsnap.training.trace.compare import TraceDiff
 
 
 def _short(value: object) -> str:

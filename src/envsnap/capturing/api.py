@@ -1,0 +1,135 @@
+"""The in-job API: capture from inside a training script without ever breaking it.
+
+Live objects (model, optimizer, data loader...) reach the collectors through
+`CaptureContext.inputs`; nothing here raises into the training loop. A failure of the whole
+capture still returns a manifest, whose `collectors.capture` record says what went wrong.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from envsnap.manifest.model import CollectorRecord, Manifest, RunInfo, ToolInfo
+
+logger = logging.getLogger("envsnap")
+
+
+def capture(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    model: Any = None,
+    optimizer: Any = None,
+    scheduler: Any = None,
+    scaler: Any = None,
+    dataloader: Any = None,
+    data: Any = None,
+    tokenizer: Any = None,
+    templates: Any = None,
+    seeds: Any = None,
+    parallel: dict[str, Any] | None = None,
+    precision: dict[str, Any] | None = None,
+    label: str | None = None,
+    extra: dict[str, Any] | None = None,
+    only: list[str] | None = None,
+    skip: list[str] | None = None,
+    budget_s: float | None = None,
+) -> Manifest:
+    """Capture this process and the job's objects; write atomically to `path` when given.
+
+    `data`: a path, a list of paths, a dict of name -> path / datasets.Dataset /
+    {"path", "mode", "versions"}, or a dataset. `tokenizer`: a directory or a tokenizer
+    object. `templates`: a list of paths, or a dict of name -> Path (file) or str (text).
+    `parallel` / `precision`: declared fields (e.g. {"grad_accum_steps": 8,
+    "loss_normalization": "per_token_mean"}). Never raises: problems are recorded in the
+    manifest and logged on the "envsnap" logger.
+    """
+    inputs = {
+        name: value
+        for name, value in {
+            "model": model,
+            "optimizer": optimizer,
+            "scheduler": scheduler,
+            "scaler": scaler,
+            "dataloader": dataloader,
+            "data": data,
+            "tokenizer": tokenizer,
+            "templates": templates,
+            "seeds": seeds,
+            "parallel": parallel,
+            "precision": precision,
+        }.items()
+        if value is not None
+    }
+    started = time.perf_counter()
+    try:
+        from envsnap.capturing.config import CaptureConfig, discover_config
+        from envsnap.capturing.inputs import with_data_budget
+        from envsnap.capturing.run import capture_process
+        from envsnap.errors import ConfigError
+
+        try:
+            config = discover_config(Path.cwd())
+        except ConfigError as exc:
+            # A typo in the config file must not cost the job its manifest: capture with the
+            # defaults and say why in the manifest.
+            logger.warning("envsnap: %s; capturing with the default configuration", exc)
+            config = CaptureConfig()
+            extra = {**(extra or {}), "config_error": str(exc)}
+        if budget_s is not None:
+            config = config.with_overrides(budget_s=budget_s)
+        config = with_data_budget(config, inputs)
+        manifest = capture_process(
+            config=config,
+            only=only,
+            skip=skip,
+            label=label,
+            inputs=inputs,
+            extra=extra,
+            in_job=True,
+        )
+    except Exception as exc:
+        logger.warning("envsnap: capture failed: %s", exc)
+        manifest = _failed(exc, label, started)
+    if path is not None:
+        try:
+            from envsnap.manifest.model import write_manifest
+
+            write_manifest(manifest, path)
+        except OSError as exc:
+            logger.warning("envsnap: could not write %s: %s", path, exc)
+    return manifest
+
+
+def load(path: str | os.PathLike[str]) -> Manifest:
+    """Read and validate a manifest file (raises `envsnap.errors.ManifestError`)."""
+    from envsnap.manifest.model import load as _load
+
+    return _load(path)
+
+
+def _failed(exc: Exception, label: str | None, started: float) -> Manifest:
+    from envsnap._version import __version__
+    from envsnap.capturing.redact import DEFAULT_REDACTOR
+
+    return Manifest(
+        tool=ToolInfo(version=__version__, collectors_requested=[], collectors_run=[]),
+        created_at=datetime.now(timezone.utc),
+        run=RunInfo(
+            argv=[],
+            cwd=os.environ.get("PWD", ""),  # os.getcwd() itself raises if the cwd was removed
+            label=DEFAULT_REDACTOR.redact_text(label) if label else label,
+            pid=os.getpid(),
+        ),
+        collectors={
+            "capture": CollectorRecord(
+                status="error",
+                reason=DEFAULT_REDACTOR.redact_text(f"{type(exc).__name__}: {exc}")[:500],
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            )
+        },
+    ).sealed()

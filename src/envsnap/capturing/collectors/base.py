@@ -1,0 +1,79 @@
+"""The collector contract and the context every collector reads the host through.
+
+A collector is read-only: it never initialises CUDA, never imports torch (the `torch` collector
+only reads a torch that the job already imported, or that `--torch` asked for), never runs a
+shell, and gives every subprocess a timeout. Expected absence (no git, no GPU, nothing to read)
+is signalled by raising `CollectorUnavailable`, which becomes status `skipped`; any other
+exception becomes status `error`. Either way the manifest is still written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from envsnap.capturing.config import CaptureConfig
+from envsnap.capturing.redact import DEFAULT_REDACTOR, Redactor
+from envsnap.manifest.sections.base import Section
+
+
+class CollectorUnavailable(Exception):
+    """The section cannot be collected here for an expected reason (recorded as `skipped`)."""
+
+
+@dataclass
+class CaptureContext:
+    """The host as collectors see it: environment, working directory, config, job objects.
+
+    Tests build one with a controlled `env` and `cwd`; production builds it from the process.
+    """
+
+    env: Mapping[str, str]
+    cwd: Path
+    config: CaptureConfig = field(default_factory=CaptureConfig)
+    redactor: Redactor = DEFAULT_REDACTOR
+    # Objects handed to the in-job API (model=, optimizer=, dataloader=...), by keyword.
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    # Monotonic time by which the whole capture must be done.
+    deadline: float = field(default_factory=lambda: time.monotonic() + 10.0)
+    # True when the capturing process is the job itself (the in-job API), not a CLI beside it.
+    in_job: bool = False
+
+    @classmethod
+    def from_process(cls, **kwargs: Any) -> CaptureContext:
+        return cls(env=dict(os.environ), cwd=Path.cwd(), **kwargs)
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def run(self, argv: list[str], *, timeout: float = 5.0) -> subprocess.CompletedProcess[str]:
+        """Run a program (never a shell) with a timeout bounded by the capture deadline."""
+        limit = max(0.1, min(timeout, self.remaining()))
+        return subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=limit,
+            check=False,
+            env=dict(self.env),
+            cwd=self.cwd,
+            stdin=subprocess.DEVNULL,
+        )
+
+
+CollectFn = Callable[[CaptureContext], Section]
+
+
+@dataclass(frozen=True)
+class Collector:
+    """A registered collector. `name` is the registry key and the manifest field it fills."""
+
+    name: str
+    collect: CollectFn
+    timeout_s: float = 5.0
+    description: str = ""

@@ -1,0 +1,211 @@
+"""`code`: the git commit, dirty state, patch digest, untracked files, submodules and remotes."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
+from envsnap.manifest.hashing import sha256_file
+from envsnap.manifest.sections.code import CodeSection, Remote, Submodule
+
+# Untracked files are hashed up to these sizes (per file, and in total per capture).
+UNTRACKED_FILE_CAP_BYTES = 64 * 1024 * 1024
+UNTRACKED_HASH_BUDGET_BYTES = 256 * 1024 * 1024
+# Options that make the patch bytes independent of the user's git configuration (prefixes,
+# rename detection, external or textconv drivers, colour), so equal trees digest equally.
+_STABLE_DIFF = (
+    "--binary",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--diff-algorithm=myers",
+)
+_SUBMODULE_STATE = {" ": "clean", "+": "modified", "-": "uninitialized", "U": "conflict"}
+
+
+def _find_dot_git(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def _git_call_limit(context: CaptureContext) -> float:
+    return max(0.5, min(4.0, context.remaining()))
+
+
+def collect(context: CaptureContext) -> CodeSection:
+    try:
+        import git
+    except ImportError as exc:  # GitPython refuses to import when no git binary is found
+        raise CollectorUnavailable(
+            f"git executable not found: {str(exc).splitlines()[0]}"
+        ) from None
+
+    try:
+        repo = git.Repo(context.cwd, search_parent_directories=True)
+    except git.GitCommandNotFound:
+        raise CollectorUnavailable("git executable not found on PATH") from None
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        if _find_dot_git(context.cwd) is not None:
+            raise RuntimeError(
+                f"{_find_dot_git(context.cwd)}/.git exists but is not a readable repository "
+                "(corrupt?)"
+            ) from None
+        raise CollectorUnavailable(f"not a git repository: {context.cwd}") from None
+
+    with repo:
+        try:
+            if not repo.head.is_valid():
+                _raise_no_head(repo, context)
+            return _read_repo(repo, context)
+        except git.GitCommandNotFound:
+            raise CollectorUnavailable("git executable not found on PATH") from None
+
+
+def _raise_no_head(repo: Any, context: CaptureContext) -> None:
+    """HEAD resolves to no readable commit: tell a fresh repository from a damaged one."""
+    import git
+
+    try:
+        target = _git(repo, context, "rev-parse", "-q", "--verify", "HEAD").strip()
+    except git.GitCommandError as exc:
+        # Exit 1 with no message is "HEAD names no commit"; anything else (git refusing a
+        # repository owned by another user, say) is a failure to report, not a fresh repo.
+        if exc.status != 1 or str(exc.stderr or "").strip():
+            raise RuntimeError(
+                f"git cannot read this repository: {_first_line(exc.stderr)}"
+            ) from None
+        target = ""
+    if target:  # the ref names a commit whose object is missing or unreadable
+        raise RuntimeError(
+            f"HEAD points to {target[:12]}, which cannot be read (corrupt repository?)"
+        )
+    raise CollectorUnavailable("git repository has no commits yet")
+
+
+def _git(repo: Any, context: CaptureContext, *args: str, raw: bool = False) -> Any:
+    return repo.git.execute(
+        ["git", *args],
+        kill_after_timeout=_git_call_limit(context),
+        stdout_as_string=not raw,
+        strip_newline_in_stdout=False,
+        with_extended_output=False,
+    )
+
+
+def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
+    import git
+
+    unknown: dict[str, str] = {}
+    root = Path(repo.working_tree_dir or context.cwd)
+    commit = repo.head.commit.hexsha
+    detached = repo.head.is_detached
+    branch = None if detached else repo.active_branch.name
+
+    # Plumbing, not `git diff`: the porcelain refreshes and rewrites .git/index, which could
+    # race the job's own git commands; diff-index only reads (and ignores diff.* config).
+    patch: bytes = _git(repo, context, "diff-index", "-p", "HEAD", *_STABLE_DIFF, raw=True)
+    untracked_raw: str = _git(repo, context, "ls-files", "--others", "--exclude-standard", "-z")
+    untracked = sorted(p for p in untracked_raw.split("\0") if p)
+    untracked_digest = _untracked_digest(root, untracked, unknown) if untracked else None
+
+    submodules: list[Submodule] = []
+    if (root / ".gitmodules").exists():
+        try:
+            status: str = _git(repo, context, "submodule", "status", "--recursive")
+            submodules = _parse_submodules(status)
+        except git.GitCommandError as exc:
+            unknown["submodules"] = f"git submodule status failed: {_first_line(exc.stderr)}"
+
+    remotes: list[Remote] = []
+    try:
+        listing: str = _git(repo, context, "config", "--get-regexp", r"^remote\..*\.url$")
+        for line in listing.splitlines():
+            key, _, url = line.partition(" ")
+            name = key[len("remote.") : -len(".url")]
+            remotes.append(Remote(name=name, url=context.redactor.redact_url(url.strip())))
+    except git.GitCommandError as exc:
+        if exc.status != 1:  # 1 means "no remotes configured"
+            unknown["remotes"] = f"git config failed: {_first_line(exc.stderr)}"
+
+    return CodeSection(
+        repo_root=str(root),
+        commit=commit,
+        branch=branch,
+        detached=detached,
+        dirty=bool(patch) or bool(untracked),
+        diff_sha256=hashlib.sha256(patch).hexdigest() if patch else None,
+        diff_bytes=len(patch),
+        untracked_count=len(untracked),
+        untracked_digest=untracked_digest,
+        submodules=sorted(submodules, key=lambda s: s.path),
+        remotes=sorted(remotes, key=lambda r: (r.name, r.url)),
+        unknown=unknown,
+    )
+
+
+def _first_line(text: object) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0].strip() if lines else "no message"
+
+
+def _untracked_digest(root: Path, paths: list[str], unknown: dict[str, str]) -> str:
+    """sha256 over (path, content digest) of each untracked file.
+
+    Content is hashed up to a byte budget, so a forgotten multi-GB file cannot eat the
+    capture's time; past it, or for one file over the per-file cap, the size stands in for
+    the content and `unknown` says how many files were digested that way.
+    """
+    outer = hashlib.sha256()
+    unreadable = by_size = 0
+    budget = UNTRACKED_HASH_BUDGET_BYTES
+    for relative in paths:
+        path = root / relative
+        try:
+            if path.is_symlink():
+                content = "link:" + os.readlink(path)
+            elif relative.endswith("/"):  # git lists a nested repository as one directory
+                content = "directory"
+            else:
+                size = path.stat().st_size
+                if size > min(budget, UNTRACKED_FILE_CAP_BYTES):
+                    by_size += 1
+                    content = f"size:{size}"
+                else:
+                    budget -= size
+                    content = sha256_file(path)
+        except OSError as exc:
+            unreadable += 1
+            content = f"unreadable:{exc.errno}"
+        entry = f"{relative}\0{content}\n".encode("utf-8", "surrogateescape")
+        outer.update(entry)
+    problems = []
+    if unreadable:
+        problems.append(f"{unreadable} untracked file(s) could not be read")
+    if by_size:
+        problems.append(f"{by_size} large untracked file(s) digested by size only")
+    if problems:
+        unknown["untracked_digest"] = "; ".join(problems)
+    return outer.hexdigest()
+
+
+def _parse_submodules(status: str) -> list[Submodule]:
+    submodules = []
+    for line in status.splitlines():
+        if len(line) < 42:
+            continue
+        state = _SUBMODULE_STATE.get(line[0], "unknown")
+        commit, _, rest = line[1:].partition(" ")
+        path = rest.split(" (", 1)[0].strip()
+        submodules.append(Submodule(path=path, commit=commit, state=state))
+    return submodules
+
+
+COLLECTOR = Collector(name="code", collect=collect, timeout_s=8.0, description="git state")

@@ -1,0 +1,175 @@
+"""`packages`: installed distributions (without importing them), lock files, conda records."""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from envsnap.capturing.collectors.base import CaptureContext, Collector
+from envsnap.capturing.redact import Redactor
+from envsnap.manifest.hashing import sha256_file
+from envsnap.manifest.sections.packages import CondaPackage, LockFile, Package, PackagesSection
+
+# Files at the project root that pin the environment.
+LOCK_FILE_PATTERNS: tuple[str, ...] = (
+    "uv.lock",
+    "poetry.lock",
+    "Pipfile.lock",
+    "pdm.lock",
+    "pixi.lock",
+    "requirements*.txt",
+    "requirements*.in",
+    "constraints*.txt",
+    "environment.yml",
+    "environment.yaml",
+    "conda-lock.yml",
+    "conda-lock.yaml",
+)
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503 normalisation, inlined because packaging.utils costs an import on the hot path."""
+    out = []
+    previous_sep = False
+    for char in name.lower():
+        if char in "-_.":
+            if not previous_sep:
+                out.append("-")
+            previous_sep = True
+        else:
+            out.append(char)
+            previous_sep = False
+    return "".join(out)
+
+
+def project_root(cwd: Path) -> Path:
+    """The enclosing git working tree, else the working directory."""
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".git").exists():
+            return directory
+    return cwd
+
+
+def _source(dist: metadata.Distribution, redactor: Redactor) -> dict[str, Any]:
+    raw = _read(dist, "direct_url.json")
+    if not raw:
+        return {"source": "index"}
+    try:
+        info = json.loads(raw)
+    except json.JSONDecodeError:
+        return {"source": "url", "url": None}
+    url = redactor.redact_url(str(info.get("url", ""))) or None
+    if "vcs_info" in info:
+        vcs = info["vcs_info"]
+        return {"source": "vcs", "url": url, "vcs": vcs.get("vcs"), "commit": vcs.get("commit_id")}
+    if info.get("dir_info", {}).get("editable"):
+        return {"source": "editable", "url": url}
+    if "dir_info" in info:
+        return {"source": "local", "url": url}
+    return {"source": "url", "url": url}
+
+
+def _read(dist: metadata.Distribution, filename: str) -> str | None:
+    try:
+        return dist.read_text(filename)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def name_and_version(dist: metadata.Distribution) -> tuple[str | None, str | None]:
+    """Name and Version from the metadata file's header block.
+
+    `dist.metadata` runs the stdlib e-mail parser over the whole file (long descriptions
+    included) and `dist.version` parses it a second time; that was most of a capture's time.
+    Name and Version are plain single-line headers before the first blank line, so reading
+    them directly is exact. The e-mail parser stays as the fallback for unusual files.
+    """
+    text = _read(dist, "METADATA") or _read(dist, "PKG-INFO")
+    found: dict[str, str] = {}
+    if text:
+        # Cut before splitting: descriptions can be tens of KiB.
+        for line in text.partition("\n\n")[0].splitlines():
+            if not line.strip():
+                break  # end of the header block: the description follows
+            key, sep, value = line.partition(":")
+            key = key.strip().lower()
+            if sep and key in ("name", "version") and key not in found:
+                found[key] = value.strip()
+                if len(found) == 2:
+                    break
+    if "name" not in found:
+        parsed = dist.metadata
+        return parsed["Name"] or None, parsed["Version"] or None
+    return found["name"] or None, found.get("version")
+
+
+def installed_packages(redactor: Redactor) -> dict[str, Package]:
+    """Every distribution on sys.path; the first one found for a name is the one imported."""
+    packages: dict[str, Package] = {}
+    for dist in metadata.distributions():
+        name, version = name_and_version(dist)
+        if not name:
+            continue
+        key = canonical_name(name)
+        version = version or ""
+        if key in packages:
+            packages[key].shadowed.append(version)
+            continue
+        installer = (_read(dist, "INSTALLER") or "").strip() or None
+        packages[key] = Package(
+            name=name, version=version, installer=installer, **_source(dist, redactor)
+        )
+    return dict(sorted(packages.items()))
+
+
+def lock_files(root: Path, unknown: dict[str, str]) -> list[LockFile]:
+    """Digests of the lock and requirement files at `root`; an unreadable one stays listed."""
+    found: dict[str, LockFile] = {}
+    for pattern in LOCK_FILE_PATTERNS:
+        for path in root.glob(pattern):
+            if path.name in found or not path.is_file():
+                continue
+            try:
+                size = path.stat().st_size
+                digest = sha256_file(path)
+            except OSError as exc:
+                unknown[f"lock_files.{path.name}"] = f"cannot read: {exc.strerror or exc}"
+                found[path.name] = LockFile(path=path.name, sha256=None, bytes=None)
+                continue
+            found[path.name] = LockFile(path=path.name, sha256=digest, bytes=size)
+    return [found[name] for name in sorted(found)]
+
+
+def conda_packages(prefix: Path) -> dict[str, CondaPackage] | None:
+    """conda-meta records, parsed from their file names (name-version-build.json).
+
+    The JSON bodies list every file of the package and can be megabytes each; the name holds
+    everything we need.
+    """
+    meta = prefix / "conda-meta"
+    if not meta.is_dir():
+        return None
+    records: dict[str, CondaPackage] = {}
+    for path in sorted(meta.glob("*.json")):
+        parts = path.stem.rsplit("-", 2)
+        if len(parts) == 3:
+            records[parts[0]] = CondaPackage(version=parts[1], build=parts[2])
+    return records
+
+
+def collect(context: CaptureContext) -> PackagesSection:
+    unknown: dict[str, str] = {}
+    root = project_root(context.cwd)
+    return PackagesSection(
+        installed=installed_packages(context.redactor),
+        project_root=str(root),
+        lock_files=lock_files(root, unknown),
+        conda=conda_packages(Path(sys.prefix)),
+        unknown=unknown,
+    )
+
+
+COLLECTOR = Collector(name="packages", collect=collect, timeout_s=6.0, description="packages")

@@ -1,0 +1,40 @@
+"""The rule catalog, as data. Severities follow docs/reference numerics entries (cited in refs).
+
+Severity tuples are (bitwise, close, conclusion). The mapping from the numerics catalog's
+High/Med/Low/None is: High -> high, Med -> medium, Low/None -> low; `critical` is kept for
+differences that change what is optimized (data, batch, loss, hyperparameters) and for known
+silent-correctness bug windows; `info` is kept for noise. A path several rules match gets the
+most severe one, so the order of `CATALOG` only breaks exact ties (and orders equal-rank findings).
+"""
+
+from __future__ import annotations
+
+from envsnap.diff.catalog import (
+    algorithms,
+    derived,
+    environment,
+    fallback,
+    hardware,
+    noise,
+    precision,
+    randomness,
+    semantics,
+    stack,
+)
+from envsnap.diff.rules import Rule
+
+# Derived rules first and catch-alls last; otherwise the order only breaks ties.
+CATALOG: tuple[Rule, ...] = (
+    derived.RULES
+    + semantics.RULES
+    + precision.RULES
+    + algorithms.RULES
+    + hardware.RULES
+    + stack.RULES
+    + randomness.RULES
+    + environment.RULES
+    + noise.RULES
+    + fallback.RULES
+)
+
+RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in CATALOG}

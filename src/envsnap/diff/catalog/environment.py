@@ -1,0 +1,89 @@
+"""Rules for environment variables that change numerics or scheduling."""
+
+from __future__ import annotations
+
+from envsnap.diff.catalog.refs import ENV, NUM
+from envsnap.diff.rules import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        id="env.threads",
+        match=(
+            "torch.{num_threads,num_interop_threads}",
+            f"{ENV}.{{OMP_NUM_THREADS,MKL_NUM_THREADS,OPENBLAS_NUM_THREADS}}",
+            f"{ENV}.{{OMP_DYNAMIC,MKL_DYNAMIC}}",
+            "system.cpu.{logical_cores,physical_cores,usable_cores}",
+            "system.container.cpu_limit",
+        ),
+        category="environment",
+        severity=("high", "low", "low"),
+        title="CPU thread count changed",
+        why="parallel CPU reductions split work by thread count, so summation order changes "
+        "(nn.Linear differs at ~6e-8 between 1 and 6 threads).",
+        fix="Pin OMP/MKL thread counts and disable dynamic threading.",
+        refs=(f"{NUM} H1", "pytorch/pytorch#2201", "pytorch/pytorch#88718"),
+    ),
+    Rule(
+        id="env.os",
+        match=("system.{os,os_release,kernel,libc}",),
+        category="environment",
+        severity=("low", "low", "low"),
+        title="operating system changed",
+        why="the OS rarely changes arithmetic; libc's math library can change CPU results in "
+        "the last bits.",
+        fix="Use the same container image on both sides.",
+        refs=(f"{NUM} A3",),
+    ),
+    Rule(
+        id="code.commit",
+        match=("code.commit", "code.submodules.**"),
+        category="code",
+        severity=("high", "high", "medium"),
+        title="code commit changed",
+        why="different code can change anything.",
+        fix="Compare runs of the same commit, or review the diff between the commits.",
+        refs=(f"{NUM} J2",),
+    ),
+    Rule(
+        id="code.dirty",
+        match=("code.{dirty,diff_sha256,diff_bytes,untracked_count,untracked_digest}",),
+        category="code",
+        severity=("high", "high", "medium"),
+        title="uncommitted changes differ",
+        why="with a dirty tree the commit alone no longer identifies the code that ran.",
+        fix="Commit before running, or attach the patch (diff_sha256) to the run record.",
+        refs=(f"{NUM} J2",),
+    ),
+    Rule(
+        id="code.argv",
+        match=("run.argv",),
+        derived=True,
+        category="code",
+        severity=("high", "high", "medium"),
+        title="command line changed",
+        why="the training command line often carries hyperparameters and data paths (an "
+        "`envsnap capture` command line is bookkeeping and is not reported).",
+        fix="Compare runs launched with the same arguments.",
+        refs=(f"{NUM} J2",),
+    ),
+    Rule(
+        id="code.extra",
+        match=("extra.**",),
+        category="code",
+        severity=("medium", "medium", "low"),
+        title="job-attached value changed",
+        why="values the job attached to the manifest are often configuration.",
+        fix="Check whether the value feeds the training run.",
+        refs=(f"{NUM} J2",),
+    ),
+    Rule(
+        id="code.branch",
+        match=("code.{branch,detached}", "code.remotes.**", "code.remotes"),
+        category="code",
+        severity=("info", "info", "info"),
+        title="branch or remote changed",
+        why="the branch name and remotes do not identify code; the commit does.",
+        fix="None needed.",
+        refs=(f"{NUM} J2",),
+    ),
+)

@@ -1,0 +1,80 @@
+"""Rules for differences that never change results (timestamps, hosts, paths)."""
+
+from __future__ import annotations
+
+from envsnap.diff.catalog.refs import ENV
+from envsnap.diff.rules import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        id="noise.host",
+        match=(
+            "system.{hostname,memory_total_bytes}",
+            "system.container.{runtime,cgroup_version,memory_limit_bytes}",
+            "gpu.devices.*.{uuid_hash,pci_bus_id}",
+            "gpu.devices.*.mig_devices.*.uuid_hash",
+            "parallel.{rank,local_rank,initialized}",
+            "parallel.sources.*",
+            "parallel.dataloader.{pin_memory,prefetch_factor,timeout}",
+            "parallel.dataloader.sampler.rank",
+            f"{ENV}.{{RANK,LOCAL_RANK,GROUP_RANK,ROLE_RANK,NODE_RANK,MASTER_ADDR,MASTER_PORT}}",
+            f"{ENV}.{{TORCHELASTIC_RUN_ID,SLURM_JOB_ID,SLURM_PROCID}}",
+        ),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="host identity differs",
+        why="host names, board ids, free or total memory and job ids identify the machine, "
+        "not the computation.",
+        fix="None needed.",
+        refs=(),
+    ),
+    Rule(
+        id="noise.run",
+        match=(
+            "created_at",
+            "run.{pid,cwd,label,argv}",
+            "collectors.**",
+            "tool.**",
+            "imported_from.**",
+            "imported_from",
+            "schema_version",
+        ),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="capture bookkeeping differs",
+        why="timestamps, pids, durations and tool bookkeeping cannot change results.",
+        fix="None needed.",
+        refs=(),
+    ),
+    Rule(
+        id="noise.paths",
+        match=(
+            "python.{executable,prefix,base_prefix,environment,in_venv,conda_env,compiler}",
+            "code.repo_root",
+            "packages.project_root",
+            "packages.installed.*.installer",
+            "cuda_stack.torch_path",
+            "cuda_stack.libraries.*.{reason,copies}",
+            "cuda_stack.libraries.*.selected.path",
+            "cuda_stack.libraries.*.copies.**",
+            "torch.{imported_by,cuda_initialized,cuda_available,cuda_device_count}",
+            "torch.effective.*.reason",
+            "torch.effective.devices",
+            "env.{prefixes,names,redacted}",
+            "seeds.{declared_by,warnings,torch_imported,cuda_initialized}",
+            "precision.sources.*",
+            "data.items.*.{resolved,mode,error}",
+            "data.items.*.files.*.{mtime_ns,error}",
+            "data.{hash_algorithm,sample_block_bytes}",
+            "tokenizer.{path,source,error}",
+            "templates.templates.*.{path,kind,error}",
+        ),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="install location or capture context differs",
+        why="where things are installed and what the capture could see do not change results "
+        "by themselves (the versions are compared separately).",
+        fix="None needed.",
+        refs=(),
+    ),
+)

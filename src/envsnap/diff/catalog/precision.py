@@ -1,0 +1,121 @@
+"""Rules for numeric precision: dtypes, TF32, autocast, reduced-precision reductions."""
+
+from __future__ import annotations
+
+from envsnap.diff.catalog.refs import ACCURACY_MD, CUDA_MD, ENV, NUM
+from envsnap.diff.rules import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        id="precision.amp",
+        match=(
+            "precision.amp_dtype",
+            "precision.autocast.**",
+            "precision.matmul_input_precision",
+            "precision.accumulation_dtype",
+        ),
+        category="precision",
+        severity=("high", "high", "medium"),
+        title="mixed-precision (autocast) dtype changed",
+        why="fp16 (10 mantissa bits, narrow range, needs loss scaling) and bf16 (7 bits) round "
+        "every GEMM differently and overflow differently.",
+        fix="Never compare fp16 and bf16 runs as the same configuration; pin the AMP dtype.",
+        refs=(f"{NUM} B7", "https://docs.pytorch.org/docs/stable/amp.html"),
+    ),
+    Rule(
+        id="precision.dtypes",
+        match=(
+            "precision.{params,buffers,grads}.**",
+            "precision.optimizer.state_dtypes.**",
+            "precision.{grad_dtype,optimizer_state_dtype,master_weights_dtype}",
+            "precision.fsdp_*",
+            "precision.fp8_recipe",
+            "torch.default_dtype",
+        ),
+        category="precision",
+        severity=("high", "high", "medium"),
+        title="storage, gradient or optimizer-state dtype changed",
+        why="low-precision gradients, master weights or optimizer state (and FSDP reduce_dtype) "
+        "change accuracy materially.",
+        fix="Record and pin param/reduce/buffer dtypes; prefer fp32 reduction for comparisons.",
+        refs=(f"{NUM} B9", "allenai/OLMo commit 70a3f4c"),
+    ),
+    Rule(
+        id="precision.grad-scaler",
+        match=("precision.scaler", "precision.scaler.**"),
+        category="precision",
+        severity=("high", "medium", "low"),
+        title="GradScaler configuration changed",
+        why="loss scaling decides which steps are skipped on overflow; skipped steps shift the "
+        "trajectory and the LR schedule.",
+        fix="Pin the scaler settings, checkpoint its state and log skipped steps.",
+        refs=(f"{NUM} B8", "torch/amp/grad_scaler.py (GradScaler.step)"),
+    ),
+    Rule(
+        id="precision.tf32-matmul",
+        match=(
+            "torch.matmul.allow_tf32",
+            "torch.matmul.float32_matmul_precision",
+            "torch.fp32_precision.*",
+        ),
+        category="precision",
+        severity=("high", "high", "low"),
+        title="fp32 matmul precision setting changed",
+        why="TF32 matmuls keep 10 mantissa bits (A100: 2.2e-3 vs 3.9e-5 relative error); the "
+        "setting only acts on GPUs of compute capability 8.0 or newer.",
+        fix="Set fp32 precision explicitly in code and log the effective value.",
+        refs=(f"{NUM} B1", f"{NUM} B3", CUDA_MD),
+    ),
+    Rule(
+        id="precision.tf32-conv",
+        match=("torch.cudnn.allow_tf32",),
+        category="precision",
+        severity=("high", "high", "low"),
+        title="cuDNN TF32 setting changed",
+        why="cuDNN convolutions use TF32 by default on Ampere and newer; toggling it changes "
+        "conv numerics.",
+        fix="Pin torch.backends.cudnn.allow_tf32 (or cudnn.conv.fp32_precision).",
+        refs=(f"{NUM} B2", ACCURACY_MD),
+    ),
+    Rule(
+        id="precision.tf32-override",
+        match=(
+            f"{ENV}.NVIDIA_TF32_OVERRIDE",
+            f"{ENV}.TORCH_ALLOW_TF32_CUBLAS_OVERRIDE",
+            "torch.effective.overrides.*",
+        ),
+        category="precision",
+        severity=("high", "high", "low"),
+        title="TF32 override variable changed",
+        why="these variables switch TF32 on or off inside NVIDIA libraries regardless of "
+        "PyTorch's flags (NGC images set TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1).",
+        fix="Unset or pin both variables in the launcher.",
+        refs=(
+            f"{NUM} B4",
+            "https://docs.pytorch.org/docs/2.15/cuda_environment_variables.html",
+            "Project-MONAI/MONAI#6754",
+        ),
+    ),
+    Rule(
+        id="precision.reduced-reduction",
+        match=("torch.matmul.allow_*reduc*", "torch.matmul.allow_fp16_accumulation"),
+        category="precision",
+        severity=("high", "medium", "low"),
+        title="reduced-precision GEMM reduction setting changed",
+        why="cuBLAS may keep split-K partial sums in fp16/bf16, which changes results and can "
+        "produce inf in fp16.",
+        fix="Pin the flags explicitly (tuple form pins split-K too).",
+        refs=(f"{NUM} B5", ACCURACY_MD),
+    ),
+    Rule(
+        id="precision.capabilities",
+        match=("gpu.devices.*.capabilities.*",),
+        category="precision",
+        severity=("high", "medium", "medium"),
+        title="GPU precision capabilities changed",
+        why="TF32, native bf16, FP8 and flash attention need specific compute capabilities; a "
+        "GPU change can switch latent precision settings on or off.",
+        fix="Diff the capability-resolved configuration; pin precision explicitly.",
+        refs=(f"{NUM} A1", "https://nvidia.github.io/TransformerEngine/support_matrix.html"),
+    ),
+)

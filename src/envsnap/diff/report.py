@@ -1,0 +1,123 @@
+"""Findings and reports: the shared output of `envsnap diff` and `envsnap check`.
+
+A finding says what differs (or what is wrong), how likely it is to change results for a given
+reproduction target, why, and what to do. Reports list findings in rank order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal, TypeVar
+
+from pydantic import Field, JsonValue
+
+from envsnap.manifest.sections.base import Model
+
+Severity = Literal["critical", "high", "medium", "low", "info"]
+Target = Literal["bitwise", "close", "conclusion"]
+Category = Literal[
+    "semantics",
+    "data",
+    "precision",
+    "algorithm",
+    "hardware",
+    "stack",
+    "randomness",
+    "code",
+    "environment",
+    "noise",
+]
+
+SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
+# Higher is more severe; used for ranking and --fail-on thresholds.
+SEVERITY_RANK: dict[str, int] = {name: len(SEVERITIES) - i for i, name in enumerate(SEVERITIES)}
+TARGETS: tuple[Target, ...] = ("bitwise", "close", "conclusion")
+# Category weight breaks ties between equal severities: semantics before noise (numerics.md rule 6).
+CATEGORY_WEIGHT: dict[str, int] = {
+    "semantics": 10,
+    "data": 9,
+    "precision": 8,
+    "algorithm": 7,
+    "hardware": 6,
+    "stack": 5,
+    "randomness": 4,
+    "code": 3,
+    "environment": 2,
+    "noise": 1,
+}
+
+
+class Finding(Model):
+    rank: int = Field(description="1-based position in the report.")
+    rule: str = Field(description="Id of the rule that produced the finding.")
+    severity: Severity = Field(description="Severity for the report's target.")
+    category: Category = Field(description="What kind of cause this is.")
+    path: str = Field(description="Dotted manifest path the finding is about.")
+    a: JsonValue = Field(default=None, description="Value on side A (or the checked value).")
+    b: JsonValue = Field(default=None, description="Value on side B (null for check findings).")
+    title: str = Field(description="One-line statement of the finding.")
+    why: str = Field(description="Why it can (or cannot) change results.")
+    fix: str = Field(description="What to do about it.")
+    refs: list[str] = Field(default_factory=list, description="Sources backing the rule.")
+
+
+class Summary(Model):
+    counts: dict[Severity, int] = Field(description="Number of findings per severity.")
+    verdict: str = Field(description="One-line verdict.")
+
+
+class Report(Model):
+    kind: Literal["diff", "check"] = Field(description="Which command produced the report.")
+    target: Target = Field(description="Reproduction target the severities are for.")
+    a: str | None = Field(default=None, description="Label or path of side A.")
+    b: str | None = Field(default=None, description="Label or path of side B.")
+    summary: Summary = Field(description="Counts and verdict.")
+    findings: list[Finding] = Field(description="Findings, most severe first.")
+
+    def reaches(self, threshold: Severity) -> bool:
+        """True when any finding is at least as severe as `threshold` (for --fail-on)."""
+        limit = SEVERITY_RANK[threshold]
+        return any(SEVERITY_RANK[f.severity] >= limit for f in self.findings)
+
+
+REPORT_SCHEMA_VERSION = "1"
+
+
+def report_schema_document() -> dict[str, object]:
+    """The JSON Schema of reports, as published in schemas/diff-report.v1.json."""
+    schema = Report.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://envsnap.dev/schemas/diff-report.v1.json"
+    schema["title"] = "envsnap report"
+    schema["description"] = (
+        f"Ranked findings of `envsnap diff` or `envsnap check` (report schema "
+        f"{REPORT_SCHEMA_VERSION}). Generated from envsnap's models; do not edit."
+    )
+    return schema
+
+
+def report_schema_text() -> str:
+    from envsnap.manifest.canonical import pretty_text
+
+    return pretty_text(report_schema_document())
+
+
+FindingT = TypeVar("FindingT", bound=Finding)
+
+
+def severity_key(finding: Finding) -> tuple[int, int]:
+    """Sort key: most severe first, then the heavier category (semantics before noise)."""
+    return (-SEVERITY_RANK[finding.severity], -CATEGORY_WEIGHT[finding.category])
+
+
+def numbered(findings: Iterable[FindingT]) -> list[FindingT]:
+    """The findings with `rank` set to 1, 2, ... in the order given."""
+    return [f.model_copy(update={"rank": i}) for i, f in enumerate(findings, start=1)]
+
+
+def severity_counts(findings: Iterable[Finding]) -> dict[Severity, int]:
+    """How many findings there are of each severity (every severity present, zeros included)."""
+    counts: dict[Severity, int] = {name: 0 for name in SEVERITIES}
+    for finding in findings:
+        counts[finding.severity] += 1
+    return counts

@@ -1,0 +1,1 @@
+"""Other tools' records in and out: importers, exporters, tracker integrations, signing."""

@@ -1,0 +1,35 @@
+"""GPU devices named by a foreign record: what the name tells (via the GPU table), and the rest."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from envsnap.interop.importers.base import Imported
+from envsnap.manifest.gpu_table import arch_name, capabilities, cc_for_name
+from envsnap.manifest.sections.gpu import GpuDevice
+
+
+def from_name(name: str | None) -> dict[str, Any]:
+    """Compute capability, architecture and precision features derived from a product name.
+
+    All three are null when the name is not in the GPU table: a name alone is not enough to
+    say more, and nothing is guessed.
+    """
+    cc = cc_for_name(name) if name else None
+    caps = capabilities(cc) if cc else None
+    return {
+        "compute_capability": cc,
+        "arch": arch_name(cc) if cc else None,
+        "capabilities": asdict(caps) if caps else None,
+    }
+
+
+def complete(imported: Imported, key: str, device: dict[str, Any]) -> dict[str, Any]:
+    """Give every device field the record does not state a null, listed in `unknown`."""
+    for name, info in GpuDevice.model_fields.items():
+        if info.is_required() and name not in device:
+            device[name] = None
+        if name in device and device[name] is None:
+            imported.note_unknown("gpu", f"devices.{key}.{name}")
+    return device

@@ -1,0 +1,295 @@
+"""The manifest: a versioned, schema-validated, digest-sealed record of a run's conditions.
+
+A manifest is written once and then only read: `load` refuses anything that is not a manifest of
+a schema version this envsnap knows, with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import stat
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, JsonValue, ValidationError
+
+from envsnap._version import __version__
+from envsnap.errors import ManifestError
+from envsnap.manifest.canonical import canonical_bytes, digest_of, pretty_text
+from envsnap.manifest.sections import (
+    CodeSection,
+    CudaStackSection,
+    DataSection,
+    EnvSection,
+    GpuSection,
+    Model,
+    PackagesSection,
+    ParallelSection,
+    PrecisionSection,
+    PythonSection,
+    SeedsSection,
+    SystemSection,
+    TemplatesSection,
+    TokenizerSection,
+    TorchSection,
+)
+
+SCHEMA_VERSION = "1.0"
+# Versions this release can read. A newer one is refused rather than half-understood.
+KNOWN_SCHEMA_VERSIONS: tuple[str, ...] = ("1.0",)
+# Manifests are small (tens to hundreds of KiB); a cap keeps a wrong path from eating memory.
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+
+CollectorStatus = Literal["ok", "skipped", "error"]
+
+
+class CollectorRecord(Model):
+    """What happened to one selected collector. There is one per selected collector."""
+
+    status: CollectorStatus = Field(
+        description="ok: the section was collected; skipped: expected absence (no GPU, not a "
+        "git repository, dependency missing); error: it failed or exceeded its time limit."
+    )
+    reason: str | None = Field(default=None, description="Why it was skipped or failed.")
+    duration_ms: float = Field(description="Wall time the collector took, in milliseconds.")
+
+
+class ToolInfo(Model):
+    name: Literal["envsnap"] = Field(default="envsnap", description="Producing tool.")
+    version: str = Field(description="envsnap version that wrote the manifest.")
+    collectors_requested: list[str] = Field(
+        description="Collectors selected for this capture, in registry order."
+    )
+    collectors_run: list[str] = Field(
+        description="Collectors that ran to completion (status ok or skipped)."
+    )
+
+
+class RunInfo(Model):
+    argv: list[str] = Field(description="Command line of the capturing process, secrets redacted.")
+    cwd: str | None = Field(description="Working directory of the capturing process.")
+    label: str | None = Field(default=None, description="Free-text label given with --label.")
+    pid: int | None = Field(description="Process id of the capturing process.")
+
+
+class ImportedFrom(Model):
+    format: str = Field(description="Source format (collect-env, wandb, mlflow).")
+    source: str = Field(description="Name of the source file or directory.")
+    sha256: str = Field(description="sha256 of the source bytes.")
+
+
+class Manifest(Model):
+    """A complete envsnap manifest. Field order here is documentation order only."""
+
+    schema_version: str = Field(default=SCHEMA_VERSION, description="Manifest schema version.")
+    tool: ToolInfo = Field(description="Which envsnap wrote this, and which collectors it ran.")
+    created_at: datetime = Field(description="Capture time, UTC, ISO 8601.")
+    run: RunInfo = Field(description="The process that captured.")
+    code: CodeSection | None = Field(default=None, description="Source tree (git).")
+    python: PythonSection | None = Field(default=None, description="Interpreter.")
+    packages: PackagesSection | None = Field(default=None, description="Installed packages.")
+    system: SystemSection | None = Field(default=None, description="OS, CPU, memory, limits.")
+    env: EnvSection | None = Field(default=None, description="Result-relevant env variables.")
+    gpu: GpuSection | None = Field(default=None, description="GPUs and driver (NVML).")
+    cuda_stack: CudaStackSection | None = Field(
+        default=None, description="CUDA libraries and torch build, read from installed files."
+    )
+    torch: TorchSection | None = Field(default=None, description="Live PyTorch runtime flags.")
+    precision: PrecisionSection | None = Field(
+        default=None, description="Dtypes, autocast, loss scaling, optimizer."
+    )
+    parallel: ParallelSection | None = Field(
+        default=None, description="Distributed layout and batch semantics."
+    )
+    data: DataSection | None = Field(default=None, description="Data digests.")
+    tokenizer: TokenizerSection | None = Field(default=None, description="Tokenizer digests.")
+    templates: TemplatesSection | None = Field(
+        default=None, description="Prompt and chat template digests."
+    )
+    seeds: SeedsSection | None = Field(default=None, description="Seeds and RNG state digests.")
+    collectors: dict[str, CollectorRecord] = Field(
+        description="One record per selected collector: status, reason, duration."
+    )
+    imported_from: ImportedFrom | None = Field(
+        default=None, description="Set when the manifest was converted from another tool's record."
+    )
+    extra: dict[str, JsonValue] = Field(
+        default_factory=dict, description="Free-form values the job attached (redacted)."
+    )
+    digest: str | None = Field(
+        default=None,
+        description="sha256 of the canonical JSON of every other field, prefixed 'sha256:'.",
+    )
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON-compatible dict form, digest included."""
+        return self.model_dump(mode="json")
+
+    def compute_digest(self) -> str:
+        return digest_of(self.to_document())
+
+    def sealed(self) -> Manifest:
+        """A copy whose `digest` matches its content."""
+        return self.model_copy(update={"digest": self.compute_digest()})
+
+    def to_json(self) -> str:
+        """Pretty, sorted JSON text (what `capture` writes)."""
+        return pretty_text(self.to_document())
+
+    def canonical(self) -> bytes:
+        return canonical_bytes(self.to_document())
+
+
+def _version_tuple(version: str) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(part) for part in version.split("."))
+    except ValueError:
+        return None
+
+
+def check_schema_version(version: object, source: str) -> None:
+    """Refuse versions this envsnap does not know, naming both versions."""
+    if version is None:
+        raise ManifestError(f"{source}: not an envsnap manifest (schema_version is missing)")
+    if not isinstance(version, str):
+        raise ManifestError(
+            f"{source}: not a valid envsnap manifest: schema_version must be a string "
+            f"such as {SCHEMA_VERSION!r}, got {type(version).__name__}"
+        )
+    if version in KNOWN_SCHEMA_VERSIONS:
+        return
+    theirs, ours = _version_tuple(version), _version_tuple(SCHEMA_VERSION)
+    if theirs is not None and ours is not None and theirs > ours:
+        raise ManifestError(
+            f"{source}: manifest schema {version} is newer than this envsnap "
+            f"({__version__}) supports ({SCHEMA_VERSION}); upgrade envsnap to read it"
+        )
+    raise ManifestError(
+        f"{source}: unknown manifest schema version {version[:40]!r}; this envsnap reads "
+        f"{', '.join(KNOWN_SCHEMA_VERSIONS)}"
+    )
+
+
+def read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a file as a JSON object, with a size cap and one-line errors."""
+    source = str(path)
+    with contextlib.suppress(OSError):  # a missing file is reported by open() below
+        if stat.S_ISFIFO(os.stat(path).st_mode) or stat.S_ISSOCK(os.stat(path).st_mode):
+            # Opening a named pipe blocks until a writer appears: refuse it instead of hanging.
+            raise ManifestError(f"{source}: is a pipe or socket, expected a manifest file")
+    try:
+        with open(path, "rb") as handle:
+            # Refuse an oversized file before reading it; the read is capped as well, for
+            # files whose size the OS does not know (pipes, /proc).
+            if os.fstat(handle.fileno()).st_size > MAX_MANIFEST_BYTES:
+                raise ManifestError(_too_large(source))
+            data = handle.read(MAX_MANIFEST_BYTES + 1)
+    except FileNotFoundError:
+        raise ManifestError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise ManifestError(f"{source}: is a directory, expected a manifest file") from None
+    except OSError as exc:
+        raise ManifestError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    return parse_document(data, source)
+
+
+def _too_large(source: str) -> str:
+    return f"{source}: larger than {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB; not a manifest"
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    # json accepts NaN and Infinity, which are not JSON and cannot be digested canonically.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_document(data: bytes, source: str) -> dict[str, Any]:
+    """Parse bytes as a JSON object; every failure is a `ManifestError` with one line."""
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise ManifestError(_too_large(source))
+    if not data.strip():
+        raise ManifestError(f"{source}: file is empty")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ManifestError(f"{source}: not UTF-8 text (binary data?)") from None
+    try:
+        document = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ManifestError(
+            f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise ManifestError(f"{source}: JSON nested too deeply") from None
+    except ValueError as exc:  # NaN/Infinity, out-of-range numbers, over-long integers
+        raise ManifestError(f"{source}: not valid JSON ({exc})") from None
+    if not isinstance(document, dict):
+        raise ManifestError(f"{source}: not an envsnap manifest (top level is not an object)")
+    return document
+
+
+def manifest_from_document(document: dict[str, Any], source: str) -> Manifest:
+    """Validate a parsed JSON object as a manifest."""
+    check_schema_version(document.get("schema_version"), source)
+    try:
+        return Manifest.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+        raise ManifestError(
+            f"{source}: not a valid envsnap manifest: {where}: {first['msg']}{more}"
+        ) from None
+
+
+def load(path: str | os.PathLike[str]) -> Manifest:
+    """Read and validate a manifest file. Raises `ManifestError` with a one-line message."""
+    return manifest_from_document(read_document(path), str(path))
+
+
+def verify_document(document: dict[str, Any]) -> tuple[bool, str | None, str]:
+    """Return (matches, recorded digest, recomputed digest) for a parsed manifest document.
+
+    The digest is recomputed over the document as stored, so a field this version does not
+    model still counts, and any edit to any byte of content is detected.
+    """
+    recorded = document.get("digest")
+    recomputed = digest_of(document)
+    return (
+        (isinstance(recorded, str) and recorded == recomputed),
+        (recorded if isinstance(recorded, str) else None),
+        recomputed,
+    )
+
+
+def schema_document() -> dict[str, Any]:
+    """The JSON Schema of the manifest, as published in schemas/manifest.v1.json."""
+    schema = Manifest.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://envsnap.dev/schemas/manifest.v1.json"
+    schema["title"] = "envsnap manifest"
+    schema["description"] = (
+        f"A record of the conditions of an ML run (schema {SCHEMA_VERSION}). "
+        "Generated from envsnap's models; do not edit."
+    )
+    return schema
+
+
+def schema_text() -> str:
+    return pretty_text(schema_document())
+
+
+def write_manifest(manifest: Manifest, path: str | os.PathLike[str]) -> Path:
+    from envsnap.files.atomic import write_atomic
+
+    return write_atomic(path, manifest.to_json().encode("utf-8"))

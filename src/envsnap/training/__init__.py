@@ -1,0 +1,1 @@
+"""Inside the training job: seeding, step traces, resume state and checkpoint audit."""
