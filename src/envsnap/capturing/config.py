@@ -13,16 +13,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from envsnap.capturing.declared import ALIASES, DECLARED_SECTIONS, normalize
 from envsnap.errors import ConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
-
-# In-job sections a config table, --set or the API can declare values for; each table is
-# validated by its model in envsnap.capturing.declared, imported only when a table is present.
-DECLARED_SECTIONS: tuple[str, ...] = ("precision", "parallel", "data", "tokenizer", "templates")
 
 # Families of environment variables that can change numerical results or the job's layout.
 DEFAULT_ENV_PREFIXES: tuple[str, ...] = (
@@ -142,8 +139,6 @@ def config_from_table(table: dict[str, Any], source: str) -> CaptureConfig:
         if not isinstance(value, dict):
             raise ConfigError(f"{source}: [{key}] must be a table")
         if key in DECLARED_SECTIONS:
-            from envsnap.capturing.declared import normalize
-
             declared[key] = normalize(key, value, source)
     changes["declared"] = declared
     return replace(config, **changes)
@@ -202,15 +197,14 @@ def discover_config(start: Path) -> CaptureConfig:
     return load_config(path) if path else CaptureConfig()
 
 
-# Tables `--set` may change: the in-job sections, plus seeds (validated by its own collector).
+# Tables `--set` may change: the in-job sections. Seeds are not among them: the job declares
+# them through envsnap.seeding.
 SETTABLE_SECTIONS: tuple[str, ...] = DECLARED_SECTIONS
 
 
 def with_declared(config: CaptureConfig, section: str, **values: Any) -> CaptureConfig:
     """Set declared fields of one in-job section (from flags), validated like the config."""
     table = {**config.declared.get(section, {}), **values}
-    from envsnap.capturing.declared import normalize
-
     return replace(config, declared={**config.declared, section: normalize(section, table, "flag")})
 
 
@@ -244,13 +238,9 @@ def apply_sets(config: CaptureConfig, assignments: Sequence[str]) -> CaptureConf
             node = child
         if len(parts) == 2:
             # Resolve a short spelling now, so a later flag for the same field wins.
-            from envsnap.capturing.declared import ALIASES
-
             parts[-1] = ALIASES.get(parts[0], {}).get(parts[-1], parts[-1])
         node[parts[-1]] = _parse_value(text.strip())
         touched.add(parts[0])
-    from envsnap.capturing.declared import normalize
-
     for section in touched & set(DECLARED_SECTIONS):
         declared[section] = normalize(section, declared[section], "--set")
     return replace(config, declared=declared)
