@@ -215,3 +215,36 @@ def test_undecodable_bytes_in_env_argv_and_cwd_become_escapes(tmp_path: Path) ->
     assert manifest.run.cwd.endswith("caf\\xe9") and manifest.run.label == "caf\\xe9"
     assert manifest.canonical().decode("utf-8")
     assert verify_document(manifest.to_document())[0]
+
+
+def test_the_capture_budget_grows_by_the_data_budget_only_when_there_is_data() -> None:
+    from envsnap.capturing.config import CaptureConfig, with_declared
+    from envsnap.capturing.declared import DEFAULT_DATA_BUDGET_S
+    from envsnap.capturing.run import capture_budget_s
+
+    config = CaptureConfig().with_overrides(budget_s=10.0)
+    assert capture_budget_s(config) == 10.0
+    assert capture_budget_s(with_declared(config, "data", paths=["x"], budget_s=30.0)) == 40.0
+    assert capture_budget_s(config, {"data": {"train": "x"}}) == 10.0 + DEFAULT_DATA_BUDGET_S
+
+
+def test_capture_process_applies_the_data_budget_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Callers (diff against this environment, check without a file) pass the config only."""
+    import time
+
+    from envsnap.capturing import run
+    from envsnap.capturing.config import CaptureConfig, with_declared
+
+    deadlines: list[float] = []
+    original = CaptureContext.from_process
+
+    def recording(**kwargs: object) -> CaptureContext:
+        deadlines.append(float(kwargs["deadline"]))  # type: ignore[arg-type]
+        return original(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run.CaptureContext, "from_process", recording)
+    config = with_declared(CaptureConfig().with_overrides(budget_s=5.0), "data", budget_s=500.0)
+    config = with_declared(config, "data", paths=["missing-on-purpose"])
+    before = time.monotonic()
+    run.capture_process(config=config, only=["python"])
+    assert deadlines and deadlines[0] - before >= 500.0

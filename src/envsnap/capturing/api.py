@@ -68,7 +68,6 @@ def capture(
     started = time.perf_counter()
     try:
         from envsnap.capturing.config import CaptureConfig, discover_config
-        from envsnap.capturing.inputs import with_data_budget
         from envsnap.capturing.run import capture_process
         from envsnap.errors import ConfigError
 
@@ -82,7 +81,6 @@ def capture(
             extra = {**(extra or {}), "config_error": str(exc)}
         if budget_s is not None:
             config = config.with_overrides(budget_s=budget_s)
-        config = with_data_budget(config, inputs)
         manifest = capture_process(
             config=config,
             only=only,

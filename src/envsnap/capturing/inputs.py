@@ -1,25 +1,8 @@
-"""Glue for what a job declares: the capture budget for data, and per-item errors for --strict."""
+"""Per-item problems of what a job declared (data, tokenizer, templates), for --strict."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from envsnap.capturing.config import CaptureConfig
-from envsnap.capturing.declared import DataDeclared, parse
 from envsnap.manifest.model import Manifest
-
-
-def with_data_budget(config: CaptureConfig, inputs: Mapping[str, Any]) -> CaptureConfig:
-    """Extend the capture budget by data.budget_s when there is data to hash.
-
-    Other collectors keep their own short limits; only the data collector uses the extra time,
-    and it stops hashing by itself when data.budget_s runs out.
-    """
-    settings: DataDeclared = parse("data", config.declared.get("data", {}), "config")
-    if not (settings.paths or settings.sources or inputs.get("data") is not None):
-        return config
-    return config.with_overrides(budget_s=config.budget_s + settings.budget_s)
 
 
 def item_errors(manifest: Manifest) -> list[str]:

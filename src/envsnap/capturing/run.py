@@ -21,6 +21,7 @@ from envsnap._version import __version__
 from envsnap.capturing.collectors import COLLECTORS
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.config import CaptureConfig
+from envsnap.capturing.declared import DataDeclared, parse
 from envsnap.capturing.redact import Redactor
 from envsnap.errors import EnvsnapError
 from envsnap.manifest.model import CollectorRecord, CollectorStatus, Manifest, RunInfo, ToolInfo
@@ -185,6 +186,18 @@ def _utf8_safe(value: Any) -> Any:
     return value
 
 
+def capture_budget_s(config: CaptureConfig, inputs: Mapping[str, Any] | None = None) -> float:
+    """The whole capture's time budget: the configured one, plus data.budget_s when there is
+    data to hash.
+
+    Only the data collector uses the extra time, and it stops hashing by itself when
+    data.budget_s runs out; the other collectors keep their own short limits.
+    """
+    settings: DataDeclared = parse("data", config.declared.get("data", {}), "config")
+    has_data = settings.paths or settings.sources or (inputs or {}).get("data") is not None
+    return config.budget_s + (settings.budget_s if has_data else 0.0)
+
+
 def capture_process(
     *,
     config: CaptureConfig | None = None,
@@ -197,6 +210,7 @@ def capture_process(
 ) -> Manifest:
     """Capture the current process's conditions (used by the CLI and the in-job API).
 
+    The capture applies its own time budget (`capture_budget_s`); callers pass the config only.
     `in_job` says the capturing process is the training job itself, so its live state (RNG
     states, seeds) describes the job; the CLI captures from outside and leaves it False.
     """
@@ -206,7 +220,7 @@ def capture_process(
         config=config,
         redactor=Redactor(extra_patterns=config.redact_patterns),
         inputs=dict(inputs or {}),
-        deadline=time.monotonic() + config.budget_s,
+        deadline=time.monotonic() + capture_budget_s(config, inputs),
         in_job=in_job,
     )
     return build_manifest(names=names, context=context, label=label, extra=extra)

@@ -96,7 +96,7 @@ def capture(
 ) -> int:
     """Record the conditions of this environment as a JSON manifest."""
     from envsnap.capturing.config import apply_sets, discover_config, load_config
-    from envsnap.capturing.inputs import item_errors, with_data_budget
+    from envsnap.capturing.inputs import item_errors
     from envsnap.capturing.run import capture_process
 
     config = load_config(config_path) if config_path else discover_config(Path.cwd())
@@ -105,7 +105,7 @@ def capture(
         changes["budget_s"] = budget
     config = config.with_overrides(**changes)
     config = _with_flags(config, data_paths, data_mode, data_budget, tokenizer_path, template_paths)
-    config = with_data_budget(apply_sets(config, assignments), {})
+    config = apply_sets(config, assignments)
     manifest = capture_process(config=config, only=only or None, skip=skip or None, label=label)
     emit(manifest.to_json(), output)
     failed = sorted(

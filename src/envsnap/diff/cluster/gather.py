@@ -45,17 +45,21 @@ def _capture_local(**kwargs: Any) -> Manifest:
     return capture(None, **kwargs)
 
 
-def _budget(budget_s: float | None) -> float:
-    if budget_s is not None:
-        return float(budget_s)
+def _budget(budget_s: float | None, inputs: dict[str, Any]) -> float:
+    """This rank's capture budget, data included, as the capture itself will apply it."""
+    from envsnap.capturing.config import CaptureConfig, discover_config
+    from envsnap.capturing.run import capture_budget_s
+
     try:
-        from envsnap.capturing.config import discover_config
-
-        return discover_config(Path.cwd()).budget_s
+        config = discover_config(Path.cwd())
     except Exception:
-        from envsnap.capturing.config import CaptureConfig
-
-        return CaptureConfig().budget_s
+        config = CaptureConfig()
+    if budget_s is not None:
+        config = config.with_overrides(budget_s=float(budget_s))
+    try:
+        return capture_budget_s(config, inputs)
+    except Exception:
+        return config.budget_s
 
 
 def _payload(rank: int, limit_s: float, max_bytes: int, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -149,7 +153,7 @@ def capture_distributed(
     atomically to `path` when given) and None on the other ranks. Without an initialised
     process group it captures this process as a one-rank cluster. Never raises.
     """
-    budget = _budget(budget_s)
+    budget = _budget(budget_s, kwargs)
     limit_s = budget + min(MAX_CAPTURE_GRACE_S, max(1.0, budget / 2))
     timeout = float(timeout_s) if timeout_s is not None else limit_s + GATHER_SLACK_S
     try:
