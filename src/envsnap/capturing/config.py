@@ -15,6 +15,7 @@ from typing import Any
 
 from envsnap.capturing.declared import ALIASES, DECLARED_SECTIONS, normalize
 from envsnap.errors import ConfigError
+from envsnap.files.reader import read_input
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -154,6 +155,13 @@ def _check_patterns(patterns: tuple[str, ...], source: str) -> None:
             raise ConfigError(f"{source}: redact pattern {pattern!r} is invalid: {exc}") from None
 
 
+def _read_text(path: Path) -> str:
+    try:
+        return read_input(path, "a config file", error=ConfigError).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+
+
 def find_config_file(start: Path) -> Path | None:
     """The nearest envsnap.toml, or pyproject.toml with a [tool.envsnap] table, upwards."""
     for directory in (start, *start.parents):
@@ -163,8 +171,8 @@ def find_config_file(start: Path) -> Path | None:
         pyproject = directory / "pyproject.toml"
         if pyproject.is_file():
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                data = tomllib.loads(_read_text(pyproject))
+            except (ConfigError, tomllib.TOMLDecodeError):
                 continue
             if isinstance(data.get("tool"), dict) and "envsnap" in data["tool"]:
                 return pyproject
@@ -176,11 +184,7 @@ def find_config_file(start: Path) -> Path | None:
 def load_config(path: Path) -> CaptureConfig:
     """Read a config file. Raises `ConfigError` with a one-line message when it is invalid."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
+        data = tomllib.loads(_read_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     if path.name == "pyproject.toml":

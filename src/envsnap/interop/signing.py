@@ -21,6 +21,7 @@ from typing import Any
 
 from envsnap.errors import EnvsnapError
 from envsnap.files.atomic import write_atomic
+from envsnap.files.reader import read_input
 
 SIGNATURE_FORMAT = "envsnap-signature/1"
 _DOMAIN = b"envsnap-manifest-digest-v1\n"
@@ -44,16 +45,7 @@ def _crypto() -> Any:
 
 
 def _read_small(path: str | os.PathLike[str], what: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_SMALL_FILE + 1)
-    except FileNotFoundError:
-        raise SignatureError(f"{path}: no such {what} file") from None
-    except OSError as exc:
-        raise SignatureError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
-    if len(data) > _MAX_SMALL_FILE:
-        raise SignatureError(f"{path}: too large to be a {what}")
-    return data
+    return read_input(path, f"a {what} file", max_bytes=_MAX_SMALL_FILE, error=SignatureError)
 
 
 def public_key_fingerprint(public_bytes_raw: bytes) -> str:

@@ -6,11 +6,9 @@ a schema version this envsnap knows, with a one-line reason.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import stat
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +17,7 @@ from pydantic import Field, JsonValue, ValidationError
 
 from envsnap._version import __version__
 from envsnap.errors import ManifestError
+from envsnap.files.reader import read_input, too_large
 from envsnap.manifest.canonical import canonical_bytes, digest_of, pretty_text
 from envsnap.manifest.sections import (
     CodeSection,
@@ -176,29 +175,8 @@ def check_schema_version(version: object, source: str) -> None:
 
 def read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a file as a JSON object, with a size cap and one-line errors."""
-    source = str(path)
-    with contextlib.suppress(OSError):  # a missing file is reported by open() below
-        if stat.S_ISFIFO(os.stat(path).st_mode) or stat.S_ISSOCK(os.stat(path).st_mode):
-            # Opening a named pipe blocks until a writer appears: refuse it instead of hanging.
-            raise ManifestError(f"{source}: is a pipe or socket, expected a manifest file")
-    try:
-        with open(path, "rb") as handle:
-            # Refuse an oversized file before reading it; the read is capped as well, for
-            # files whose size the OS does not know (pipes, /proc).
-            if os.fstat(handle.fileno()).st_size > MAX_MANIFEST_BYTES:
-                raise ManifestError(_too_large(source))
-            data = handle.read(MAX_MANIFEST_BYTES + 1)
-    except FileNotFoundError:
-        raise ManifestError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise ManifestError(f"{source}: is a directory, expected a manifest file") from None
-    except OSError as exc:
-        raise ManifestError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    return parse_document(data, source)
-
-
-def _too_large(source: str) -> str:
-    return f"{source}: larger than {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB; not a manifest"
+    data = read_input(path, "a manifest file", max_bytes=MAX_MANIFEST_BYTES, error=ManifestError)
+    return parse_document(data, os.fspath(path))
 
 
 def _finite_float(text: str) -> float:
@@ -216,7 +194,7 @@ def _no_constant(name: str) -> Any:
 def parse_document(data: bytes, source: str) -> dict[str, Any]:
     """Parse bytes as a JSON object; every failure is a `ManifestError` with one line."""
     if len(data) > MAX_MANIFEST_BYTES:
-        raise ManifestError(_too_large(source))
+        raise ManifestError(too_large(source, "a manifest", MAX_MANIFEST_BYTES))
     if not data.strip():
         raise ManifestError(f"{source}: file is empty")
     try:

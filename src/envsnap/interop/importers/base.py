@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from envsnap._version import __version__
 from envsnap.errors import ManifestError
+from envsnap.files.reader import read_input
 from envsnap.manifest.model import (
     MAX_MANIFEST_BYTES,
     CollectorRecord,
@@ -108,19 +109,8 @@ class Imported:
 
 
 def read_bytes(path: Path, what: str) -> bytes:
-    """Read a file with the manifest size cap, as one-line errors."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_MANIFEST_BYTES + 1)
-    except FileNotFoundError:
-        raise ManifestError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ManifestError(f"{path}: is a directory, expected {what}") from None
-    except OSError as exc:
-        raise ManifestError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_MANIFEST_BYTES:
-        raise ManifestError(f"{path}: larger than {MAX_MANIFEST_BYTES // 2**20} MiB; not {what}")
-    return data
+    """Read a record file with the manifest size cap, as one-line `ManifestError`s."""
+    return read_input(path, what, max_bytes=MAX_MANIFEST_BYTES, error=ManifestError)
 
 
 def decode_text(data: bytes, source: str, what: str) -> str:

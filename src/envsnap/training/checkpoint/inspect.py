@@ -11,6 +11,7 @@ from pydantic import Field
 
 from envsnap.diff.report import CATEGORY_WEIGHT, SEVERITY_RANK, Finding, Target, numbered
 from envsnap.errors import EnvsnapError
+from envsnap.files.reader import open_input
 from envsnap.manifest.sections.base import Model
 from envsnap.training.checkpoint import dcp, layout
 from envsnap.training.checkpoint.items import ItemStatus, audit_items
@@ -49,6 +50,8 @@ def _problem(rule: str, title: str, why: str, fix: str, path: str) -> Finding:
 
 
 def _load_file(path: Path) -> tuple[Kind, Any]:
+    # The loaders open the file by name; refuse a pipe or device before they block on it.
+    open_input(path, "a checkpoint file or directory").close()
     if path.suffix == ".safetensors":
         return "safetensors", read_safetensors(path)
     return "file", load_torch_safely(path)

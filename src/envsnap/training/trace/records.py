@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from dataclasses import dataclass, field
@@ -10,9 +11,13 @@ from typing import Literal
 from pydantic import Field, ValidationError
 
 from envsnap.errors import EnvsnapError
+from envsnap.files.reader import read_input
 from envsnap.manifest.sections.base import Model
 
 Number = float | str
+
+# One line per optimizer update, a few hundred bytes each: a million updates fit well within.
+MAX_TRACE_BYTES = 1024 * 1024 * 1024
 
 
 class TraceError(EnvsnapError):
@@ -85,12 +90,11 @@ def _parse_line(path: str, number: int, text: str, last: bool) -> SessionLine | 
 def read_trace(path: str | os.PathLike[str]) -> Trace:
     """Parse and validate a trace file; raise `TraceError` naming the first bad line."""
     name = os.fspath(path)
+    data = read_input(name, "a trace file", max_bytes=MAX_TRACE_BYTES, error=TraceError)
     try:
-        with open(name, encoding="utf-8") as handle:
-            lines = handle.readlines()
-    except FileNotFoundError:
-        raise TraceError(f"{name}: no such trace file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        # Universal newlines, as reading the file in text mode would split it.
+        lines = io.StringIO(data.decode("utf-8"), newline=None).readlines()
+    except UnicodeDecodeError as exc:
         raise TraceError(f"{name}: cannot read trace ({exc})") from None
     trace = Trace(path=name)
     session: SessionLine | None = None
