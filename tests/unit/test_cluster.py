@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +25,7 @@ from envsnap.diff.cluster.paths import dotted, flatten, parse_dotted, unflatten
 from envsnap.errors import ManifestError
 from envsnap.manifest.canonical import digest_of
 from envsnap.manifest.model import Manifest
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, CliResult
 
 
 @pytest.fixture(scope="module")
@@ -139,6 +141,31 @@ def test_cluster_vs_single_diff_reports_deviating_ranks(base_document: dict[str,
     assert any("CUBLAS_WORKSPACE_CONFIG" in f.path for f in report.findings)
     assert any(t.startswith("A cluster: ") and "rank 3 on node-1" in t for t in titles)
     assert [f.rank for f in report.findings] == list(range(1, len(titles) + 1))
+
+
+def test_target_reaches_the_cluster_findings_of_a_diff(
+    base_document: dict[str, Any], tmp_path: Path, run_cli: Callable[..., CliResult]
+) -> None:
+    """OMP_NUM_THREADS is high for bitwise, low for close: the cluster was built for close."""
+    documents = [
+        rank_doc(base_document, r, **({"OMP_NUM_THREADS": "8"} if r == 3 else {})) for r in range(4)
+    ]
+    cluster_path, single_path = tmp_path / "cluster.json", tmp_path / "single.json"
+    cluster_path.write_text(cluster_of(documents).to_json())
+    single_path.write_text(json.dumps(rank_doc(base_document, 0)))
+
+    def cluster_severity(target: str) -> str:
+        result = run_cli(
+            "diff", str(cluster_path), str(single_path), "--target", target, "-f", "json"
+        )
+        [finding] = [
+            f for f in json.loads(result.out)["findings"] if f["title"].startswith("A cluster: ")
+        ]
+        assert finding["path"] == "env.variables.OMP_NUM_THREADS"
+        return str(finding["severity"])
+
+    assert cluster_severity("close") == "low"
+    assert cluster_severity("bitwise") == "high"
 
 
 def test_cluster_schema_file_matches_models() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
 from envsnap.diff.changes import Change, compute_changes
 from envsnap.diff.derived import Hit, derived_hits, gate_tf32
+from envsnap.diff.findings import make_finding, make_report
 from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
@@ -25,10 +26,7 @@ from envsnap.diff.report import (
     Finding,
     Report,
     Severity,
-    Summary,
     Target,
-    numbered,
-    severity_counts,
 )
 from envsnap.diff.rules import Rule, RuleIndex
 
@@ -191,45 +189,33 @@ def build_report(
 ) -> Report:
     """Turn hits into a ranked report."""
     patterns = [_glob(p) for p in ignore]
-    index = TARGETS.index(target)
     rows: list[tuple[tuple[int, int, int, str], Finding]] = []
     for hit in hits:
         if patterns and is_ignored(hit.rule, hit.path, patterns):
             continue
         rule = RULES_BY_ID[hit.rule]
-        severity = (hit.severity or rule.severity)[index]
-        category = _category_of(hit, target)
-        title = hit.title or f"{rule.title}: {_short(hit.a)} → {_short(hit.b)}"
-        finding = Finding(
-            rank=0,
-            rule=rule.id,
-            severity=severity,
-            category=category,
-            path=hit.path,
-            a=hit.a,
-            b=hit.b,
-            title=title,
-            why=rule.why,
-            fix=rule.fix,
-            refs=list(rule.refs),
+        finding = make_finding(
+            rule,
+            hit,
+            target,
+            category=_category_of(hit, target),
+            title=hit.title or f"{rule.title}: {_short(hit.a)} → {_short(hit.b)}",
         )
         key = (
-            -SEVERITY_RANK[severity],
-            -CATEGORY_WEIGHT[category],
+            -SEVERITY_RANK[finding.severity],
+            -CATEGORY_WEIGHT[finding.category],
             INDEX.order[rule.id],
             hit.path,
         )
         rows.append((key, finding))
     rows.sort(key=lambda row: row[0])
-    findings = numbered(f for _, f in rows)
-    counts = severity_counts(findings)
-    return Report(
-        kind="diff",
-        target=target,
+    return make_report(
+        "diff",
+        target,
+        (f for _, f in rows),
+        lambda findings: _verdict(findings, target),
         a=label_a,
         b=label_b,
-        summary=Summary(counts=counts, verdict=_verdict(findings, target)),
-        findings=findings,
     )
 
 

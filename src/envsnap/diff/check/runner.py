@@ -2,45 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from envsnap.diff.check.catalog import RULES_BY_ID
 from envsnap.diff.check.lints import LINTS, Subject
-from envsnap.diff.derived import Hit
+from envsnap.diff.findings import make_finding, make_report
 from envsnap.diff.report import (
     SEVERITIES,
     SEVERITY_RANK,
-    TARGETS,
-    Finding,
     Report,
     Severity,
-    Summary,
     Target,
-    numbered,
     severity_counts,
     severity_key,
 )
-
-
-def _severity(hit: Hit, target: Target) -> Severity:
-    rule = RULES_BY_ID[hit.rule]
-    return hit.severity[TARGETS.index(target)] if hit.severity else rule.severity_for(target)
-
-
-def _finding(hit: Hit, target: Target) -> Finding:
-    rule = RULES_BY_ID[hit.rule]
-    return Finding(
-        rank=0,
-        rule=rule.id,
-        severity=_severity(hit, target),
-        category=rule.category,
-        path=hit.path,
-        a=hit.a,
-        title=hit.title or rule.title,
-        why=rule.why,
-        fix=rule.fix,
-        refs=list(rule.refs),
-    )
 
 
 def _verdict(counts: dict[Severity, int], target: Target) -> str:
@@ -63,14 +39,13 @@ def check_document(
     """Lint one manifest document. `live` marks a capture taken from outside the job."""
     subject = Subject(doc=document, live=live)
     hits = [hit for lint in LINTS for hit in lint(subject)]
-    findings = [_finding(hit, target) for hit in hits]
+    # A check finding has one side: what a lint put in `b` is not shown.
+    findings = [make_finding(RULES_BY_ID[hit.rule], replace(hit, b=None), target) for hit in hits]
     findings.sort(key=lambda f: (*severity_key(f), f.rule, f.path))
-    ranked = numbered(findings)
-    counts = severity_counts(ranked)
-    return Report(
-        kind="check",
-        target=target,
+    return make_report(
+        "check",
+        target,
+        findings,
+        lambda ranked: _verdict(severity_counts(ranked), target),
         a=label,
-        summary=Summary(counts=counts, verdict=_verdict(counts, target)),
-        findings=ranked,
     )

@@ -19,6 +19,7 @@ from envsnap.diff.cluster.io import (
     Diffable,
     as_diffable,
     assemble_files,
+    cluster_findings,
     load_cluster,
     with_cluster_findings,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "assemble_files",
     "build_cluster",
     "capture_distributed",
+    "cluster_findings",
     "cluster_from_document",
     "cluster_schema_document",
     "cluster_schema_text",

@@ -14,6 +14,8 @@ from typing import Any
 from envsnap.diff.cluster.model import HeterogeneityFinding
 from envsnap.diff.cluster.paths import value_key
 from envsnap.diff.cluster.relevance import per_rank_seeds_declared
+from envsnap.diff.derived import Hit
+from envsnap.diff.findings import make_finding
 from envsnap.diff.report import Finding, Target, numbered, severity_key
 from envsnap.diff.rules import Rule
 
@@ -79,20 +81,21 @@ def _make(
     hosts: Mapping[int, str | None],
     title: str,
 ) -> HeterogeneityFinding:
+    finding = make_finding(rule, Hit(rule.id, path, a, b), target)
+    return _on_ranks(finding, ranks, hosts, title)
+
+
+def _on_ranks(
+    finding: Finding, ranks: list[int], hosts: Mapping[int, str | None], title: str
+) -> HeterogeneityFinding:
+    """A finding extended with the ranks it concerns and their hosts."""
     return HeterogeneityFinding(
-        rank=0,
-        rule=rule.id,
-        severity=rule.severity_for(target),
-        category=rule.category,
-        path=path,
-        a=a,
-        b=b,
-        title=f"{title}: {_ranks_text(ranks, hosts)}",
-        why=rule.why,
-        fix=rule.fix,
-        refs=list(rule.refs),
-        ranks=ranks,
-        hosts=sorted({hosts.get(rank) or "?" for rank in ranks}),
+        **{
+            **finding.model_dump(),
+            "title": f"{title}: {_ranks_text(ranks, hosts)}",
+            "ranks": ranks,
+            "hosts": sorted({hosts.get(rank) or "?" for rank in ranks}),
+        }
     )
 
 
@@ -125,18 +128,9 @@ def heterogeneity_findings(
             key = (finding.rule, finding.path, value_key(finding.b))
             grouped.setdefault(key, (finding, []))[1].append(rank)
 
-    findings: list[HeterogeneityFinding] = []
-    for finding, ranks in grouped.values():
-        findings.append(
-            HeterogeneityFinding(
-                **{
-                    **finding.model_dump(),
-                    "title": f"{finding.title}: {_ranks_text(ranks, hosts)}",
-                    "ranks": ranks,
-                    "hosts": sorted({hosts.get(rank) or "?" for rank in ranks}),
-                }
-            )
-        )
+    findings = [
+        _on_ranks(finding, ranks, hosts, finding.title) for finding, ranks in grouped.values()
+    ]
     if expected:
         findings.extend(_equal_seed_findings(documents, hosts, target))
     findings.sort(key=lambda f: (*severity_key(f), f.path, f.ranks))

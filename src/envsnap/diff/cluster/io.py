@@ -15,15 +15,8 @@ from envsnap.diff.cluster.model import (
     cluster_from_document,
     is_cluster_document,
 )
-from envsnap.diff.report import (
-    Finding,
-    Report,
-    Summary,
-    Target,
-    numbered,
-    severity_counts,
-    severity_key,
-)
+from envsnap.diff.findings import make_report
+from envsnap.diff.report import Finding, Report, Target, severity_key
 from envsnap.errors import ManifestError
 from envsnap.manifest.model import Manifest, manifest_from_document, read_document
 
@@ -96,33 +89,54 @@ def as_diffable(document: dict[str, Any], source: str) -> Diffable:
     return Diffable(manifest, shared, label, cluster, list(cluster.findings))
 
 
+def cluster_findings(cluster: ClusterManifest, target: Target) -> list[HeterogeneityFinding]:
+    """The cluster's own findings with severities for `target`.
+
+    Stored findings are for the target the cluster was built with; for another target they
+    are found again from the ranks, by the same differ (whether ranks should have distinct
+    seeds is then inferred from their seeds sections).
+    """
+    if cluster.target == target or cluster.representative_rank is None:
+        return list(cluster.findings)
+    from envsnap.diff.cluster.build import rank_documents
+    from envsnap.diff.cluster.heterogeneity import heterogeneity_findings
+
+    hosts = {entry.rank: entry.host for entry in cluster.ranks}
+    documents = rank_documents(cluster)
+    return heterogeneity_findings(cluster.representative_rank, documents, hosts, target=target)
+
+
 def with_cluster_findings(report: Report, a: Diffable, b: Diffable) -> Report:
     """Add each cluster side's deviating ranks to a diff report, re-ranked with the rest.
 
-    Their titles say which side they belong to; `a`/`b` of such a finding are the
-    representative's value and the deviating ranks' value on that side.
+    Their severities are for the report's target. Their titles say which side they belong
+    to; `a`/`b` of such a finding are the representative's value and the deviating ranks'
+    value on that side.
     """
     extra: list[Finding] = []
     for side, diffable in (("A", a), ("B", b)):
-        for deviation in diffable.findings:
-            extra.append(
-                Finding.model_validate(
-                    {
-                        **deviation.model_dump(include=set(Finding.model_fields)),
-                        "title": f"{side} cluster: {deviation.title}",
-                    }
-                )
+        own = (
+            cluster_findings(diffable.cluster, report.target)
+            if diffable.cluster is not None
+            else diffable.findings
+        )
+        extra.extend(
+            Finding.model_validate(
+                {
+                    **deviation.model_dump(include=set(Finding.model_fields)),
+                    "title": f"{side} cluster: {deviation.title}",
+                }
             )
+            for deviation in own
+        )
     if not extra:
         return report
-    findings = numbered(sorted([*report.findings, *extra], key=severity_key))
-    counts = severity_counts(findings)
     verdict = f"{report.summary.verdict}; {len(extra)} from ranks deviating within a cluster"
-    return report.model_copy(
-        update={
-            "a": a.label,
-            "b": b.label,
-            "findings": findings,
-            "summary": Summary(counts=counts, verdict=verdict),
-        }
+    return make_report(
+        report.kind,
+        report.target,
+        sorted([*report.findings, *extra], key=severity_key),
+        lambda _findings: verdict,
+        a=a.label,
+        b=b.label,
     )
