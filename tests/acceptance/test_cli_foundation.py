@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from envsnap.capturing.collectors import COLLECTORS
-from envsnap.manifest.model import load, verify_document
+from envsnap.manifest.model import load
+from envsnap.manifest.sealed import verify_document
 from tests.conftest import REPO_ROOT, CliResult, git
 
 RunProcess = Callable[..., CliResult]

@@ -12,7 +12,8 @@ from envsnap.capturing.collectors import COLLECTORS
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.run import build_manifest, run_collectors, select_collectors
 from envsnap.errors import EnvsnapError
-from envsnap.manifest.model import Manifest, manifest_from_document, verify_document
+from envsnap.manifest.model import Manifest, manifest_from_document
+from envsnap.manifest.sealed import verify_document
 from envsnap.manifest.sections.base import Section
 from envsnap.manifest.sections.env import EnvSection
 from tests.conftest import capture_context

@@ -18,7 +18,8 @@ from envsnap.errors import ManifestError
 from envsnap.interop.importers import import_record
 from envsnap.interop.importers.base import Source, to_manifest
 from envsnap.interop.importers.collect_env import LABELS, parse_report, read_collect_env
-from envsnap.manifest.model import Manifest, load, verify_document
+from envsnap.manifest.model import Manifest, load
+from envsnap.manifest.sealed import verify_document
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "collect_env"
 REPORTS = sorted(CORPUS.glob("*.txt"))

@@ -23,9 +23,9 @@ from envsnap.manifest.model import (
     manifest_from_document,
     parse_document,
     read_document,
-    verify_document,
     write_manifest,
 )
+from envsnap.manifest.sealed import verify_document
 from tests.conftest import capture_context
 
 

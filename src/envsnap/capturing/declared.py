@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import Field, JsonValue
 
 from envsnap.errors import ConfigError
 from envsnap.manifest.sections.base import Model
 from envsnap.manifest.sections.data import HashMode
 from envsnap.manifest.sections.parallel import ParallelDeclared
 from envsnap.manifest.sections.precision import PrecisionDeclared
+from envsnap.manifest.validation import validate_one_line
 
 DEFAULT_DATA_BUDGET_S = 600.0
 
@@ -87,12 +88,7 @@ def normalize(section: str, table: dict[str, Any], source: str) -> dict[str, Any
     model = DECLARED_MODELS[section]
     aliases = ALIASES.get(section, {})
     renamed = {aliases.get(key, key): value for key, value in table.items()}
-    try:
-        validated = model.model_validate(renamed)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in (section, *first["loc"]))
-        raise ConfigError(f"{source}: {where}: {first['msg']}") from None
+    validated = validate_one_line(model, renamed, error=ConfigError, context=source, loc=(section,))
     return validated.model_dump(mode="json", include=set(renamed))
 
 

@@ -8,16 +8,14 @@ from typing import TYPE_CHECKING
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit, split_names
+from envsnap.cli.options import emit, output_option, split_names
 
 if TYPE_CHECKING:
     from envsnap.capturing.config import CaptureConfig
 
 
 @cli.command()
-@click.option(
-    "-o", "--output", metavar="FILE", help="Write the manifest here (atomically) instead of stdout."
-)
+@output_option()
 @click.option("--label", metavar="TEXT", help="Free-text label stored in run.label.")
 @click.option(
     "--only", multiple=True, callback=split_names, metavar="A,B", help="Run only these collectors."

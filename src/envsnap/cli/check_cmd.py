@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit, fail_on_option, format_option, target_option
+from envsnap.cli.options import emit, fail_on_option, format_option, output_option, target_option
 
 
 def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str]:
@@ -27,10 +27,10 @@ def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=False), required=False)
-@target_option
-@format_option
-@fail_on_option
-@click.option("-o", "--output", metavar="FILE", help="Write the report here instead of stdout.")
+@target_option()
+@format_option()
+@fail_on_option()
+@output_option()
 @click.option(
     "--torch",
     "import_torch",

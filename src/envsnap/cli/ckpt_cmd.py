@@ -5,8 +5,7 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit
-from envsnap.diff.report import SEVERITIES, TARGETS
+from envsnap.cli.options import emit, fail_on_option, format_option, output_option, target_option
 
 
 @cli.group("ckpt")
@@ -16,24 +15,10 @@ def ckpt_group() -> None:
 
 @ckpt_group.command("inspect")
 @click.argument("path", type=click.Path(exists=False))
-@click.option(
-    "--target",
-    type=click.Choice(TARGETS),
-    default="bitwise",
-    show_default=True,
-    help="Reproduction target the severities are for.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(SEVERITIES),
-    default="high",
-    show_default=True,
-    help="Exit 1 when a finding is at least this severe.",
-)
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
-@click.option("-o", "--output", default=None, help="Write the report to a file instead of stdout.")
+@target_option(default="bitwise")
+@fail_on_option(default="high")
+@format_option(("table", "json"))
+@output_option()
 def ckpt_inspect(path: str, target: str, fail_on: str, fmt: str, output: str | None) -> int:
     """Report which resumption items PATH holds (file, directory or DCP checkpoint).
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit, fail_on_option, format_option, target_option
+from envsnap.cli.options import emit, fail_on_option, format_option, output_option, target_option
 
 if TYPE_CHECKING:
     from envsnap.diff.cluster.io import Diffable
@@ -48,16 +48,16 @@ def _current_document() -> dict[str, Any]:
 @cli.command()
 @click.argument("a", type=click.Path(dir_okay=True, allow_dash=False), required=False)
 @click.argument("b", type=click.Path(dir_okay=True, allow_dash=False), required=False)
-@target_option
-@format_option
-@fail_on_option
+@target_option()
+@format_option()
+@fail_on_option()
 @click.option(
     "--ignore",
     multiple=True,
     metavar="RULE|PATH-GLOB",
     help="Skip findings of this rule id or under this path (glob; repeatable).",
 )
-@click.option("-o", "--output", metavar="FILE", help="Write the report here instead of stdout.")
+@output_option()
 @click.option("--schema", is_flag=True, help="Print the report JSON Schema and exit.")
 def diff(
     a: str | None,

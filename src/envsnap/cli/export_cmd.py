@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit
+from envsnap.cli.options import emit, output_option
 
 
 @cli.group()
@@ -15,7 +15,7 @@ def export() -> None:
 
 @export.command("cyclonedx")
 @click.argument("manifest", type=click.Path(dir_okay=True))
-@click.option("-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout.")
+@output_option()
 def export_cyclonedx(manifest: str, output: str | None) -> int:
     """CycloneDX 1.6 JSON: packages, GPU, driver, data and run settings."""
     from envsnap.interop.export.cyclonedx import to_cyclonedx_json

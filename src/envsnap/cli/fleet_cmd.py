@@ -5,14 +5,14 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit, format_option, target_option
+from envsnap.cli.options import emit, format_option, output_option, target_option
 
 
 @cli.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(allow_dash=False))
-@format_option
-@target_option
-@click.option("-o", "--output", default=None, help="Write to this file (atomically).")
+@format_option()
+@target_option()
+@output_option()
 @click.option("--strict", is_flag=True, help="Exit 1 when the manifests are not all equivalent.")
 def fleet(inputs: tuple[str, ...], fmt: str, target: str, output: str | None, strict: bool) -> int:
     """Group manifests (FILES or DIRs of *.json) by result-relevant content.

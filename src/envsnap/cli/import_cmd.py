@@ -5,16 +5,14 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit
+from envsnap.cli.options import emit, output_option
 from envsnap.interop.importers import FORMATS, import_record
 
 
 @cli.command("import")
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMATS))
 @click.argument("path", metavar="FILE", type=click.Path(dir_okay=True, path_type=str))
-@click.option(
-    "-o", "--output", metavar="OUT", default=None, help="Write the manifest here (default stdout)."
-)
+@output_option()
 def import_command(fmt: str, path: str, output: str | None) -> None:
     """Convert another tool's record into an envsnap manifest.
 

@@ -34,7 +34,8 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
 
     With --key, also check that its signature was made with that key over this content.
     """
-    from envsnap.manifest.model import manifest_from_document, read_document, verify_document
+    from envsnap.manifest.model import manifest_from_document, read_document
+    from envsnap.manifest.sealed import verify_document
 
     if signature_path is not None and key_path is None:
         raise click.UsageError("--signature needs --key PUBLIC_KEY to be checked")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -29,35 +29,45 @@ def emit(text: str, output: str | None) -> None:
         click.echo(text, nl=not text.endswith("\n"))
 
 
-# Options shared by the commands that print a findings report (diff, check, fleet, ...).
-# envsnap.diff.report is imported inside each decorator: only those commands' modules pay for it.
-def target_option(func: F) -> F:
-    """`--target bitwise|close|conclusion`, default close."""
+# Options shared by several commands, each declared once. envsnap.diff.report is imported
+# inside the factories: only the modules of the commands that use them pay for it.
+OUTPUT_HELP = "Write to FILE (atomically) instead of stdout."
+
+
+def output_option(help: str = OUTPUT_HELP) -> Callable[[F], F]:
+    """`-o/--output FILE`."""
+    return click.option("-o", "--output", metavar="FILE", default=None, help=help)
+
+
+def target_option(default: str = "close") -> Callable[[F], F]:
+    """`--target bitwise|close|conclusion`."""
     from envsnap.diff.report import TARGETS
 
     return click.option(
         "--target",
         type=click.Choice(TARGETS),
-        default="close",
+        default=default,
         show_default=True,
         help="Reproduction target the severities are for.",
-    )(func)
+    )
 
 
-def format_option(func: F) -> F:
-    """`-f/--format table|markdown|json`, default table."""
+def format_option(
+    choices: Sequence[str] = REPORT_FORMATS, default: str = "table"
+) -> Callable[[F], F]:
+    """`-f/--format`, one of `choices`."""
     return click.option(
         "-f",
         "--format",
         "fmt",
-        type=click.Choice(REPORT_FORMATS),
-        default="table",
+        type=click.Choice(choices),
+        default=default,
         show_default=True,
         help="Output format.",
-    )(func)
+    )
 
 
-def fail_on_option(func: F) -> F:
+def fail_on_option(default: str | None = None) -> Callable[[F], F]:
     """`--fail-on SEVERITY`: exit 1 when a finding reaches it."""
     from envsnap.diff.report import SEVERITIES
 
@@ -65,5 +75,7 @@ def fail_on_option(func: F) -> F:
         "--fail-on",
         type=click.Choice(SEVERITIES),
         metavar="SEVERITY",
+        default=default,
+        show_default=default is not None,
         help="Exit 1 when any finding reaches this severity (critical, high, medium, low, info).",
-    )(func)
+    )

@@ -8,8 +8,8 @@ from typing import cast
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit
-from envsnap.diff.report import TARGETS, Target
+from envsnap.cli.options import emit, format_option, output_option, target_option
+from envsnap.diff.report import Target
 
 
 @cli.command()
@@ -20,17 +20,9 @@ from envsnap.diff.report import TARGETS, Target
     type=click.Path(dir_okay=True),
     help="Also rank the differences against this manifest.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True
-)
-@click.option(
-    "--target",
-    type=click.Choice(TARGETS),
-    default="close",
-    show_default=True,
-    help="Reproduction target for severities.",
-)
-@click.option("-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout.")
+@format_option(("html", "markdown"), default="html")
+@target_option()
+@output_option()
 def report(manifest: str, against: str | None, fmt: str, target: str, output: str | None) -> int:
     """Write an audit document for MANIFEST (check findings, optional diff, integrity)."""
     from envsnap.diff import diff_manifests

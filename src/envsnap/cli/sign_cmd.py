@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
+from envsnap.cli.options import output_option
 
 
 @cli.command()
@@ -27,16 +28,12 @@ def keygen(private_key: str) -> int:
     type=click.Path(dir_okay=False),
     help="Ed25519 private key (PEM).",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    help="Signature file (default: MANIFEST.sig).",
-)
+@output_option(help="Write the signature to FILE (default: MANIFEST.sig).")
 def sign(manifest: str, key_path: str, output: str | None) -> int:
     """Write a detached signature for MANIFEST. Refuses a manifest whose digest does not match."""
     from envsnap.interop.signing import sign_digest, write_signature
-    from envsnap.manifest.model import manifest_from_document, read_document, verify_document
+    from envsnap.manifest.model import manifest_from_document, read_document
+    from envsnap.manifest.sealed import verify_document
 
     document = read_document(manifest)
     manifest_from_document(document, manifest)

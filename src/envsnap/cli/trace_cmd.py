@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit
+from envsnap.cli.options import emit, format_option, output_option
 
 FORMATS = ("table", "json")
 
@@ -27,8 +27,8 @@ def trace_group() -> None:
 )
 @click.option("--rtol", type=float, default=1e-5, show_default=True, help="Relative tolerance.")
 @click.option("--atol", type=float, default=1e-8, show_default=True, help="Absolute tolerance.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option("-o", "--output", default=None, help="Write the report to a file instead of stdout.")
+@format_option(FORMATS)
+@output_option()
 def trace_diff(
     trace_a: str, trace_b: str, mode: str, rtol: float, atol: float, fmt: str, output: str | None
 ) -> int:

@@ -85,15 +85,15 @@ REPORT_SCHEMA_VERSION = "1"
 
 def report_schema_document() -> dict[str, object]:
     """The JSON Schema of reports, as published in schemas/diff-report.v1.json."""
-    schema = Report.model_json_schema(mode="serialization")
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://envsnap.dev/schemas/diff-report.v1.json"
-    schema["title"] = "envsnap report"
-    schema["description"] = (
-        f"Ranked findings of `envsnap diff` or `envsnap check` (report schema "
-        f"{REPORT_SCHEMA_VERSION}). Generated from envsnap's models; do not edit."
+    from envsnap.manifest.sealed import published_schema
+
+    return published_schema(
+        Report,
+        file="diff-report.v1.json",
+        title="envsnap report",
+        description=f"Ranked findings of `envsnap diff` or `envsnap check` (report schema "
+        f"{REPORT_SCHEMA_VERSION}). Generated from envsnap's models; do not edit.",
     )
-    return schema
 
 
 def report_schema_text() -> str:

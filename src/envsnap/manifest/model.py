@@ -13,12 +13,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import Field, JsonValue
 
 from envsnap._version import __version__
 from envsnap.errors import ManifestError
 from envsnap.files.reader import read_input, too_large
-from envsnap.manifest.canonical import canonical_bytes, digest_of, pretty_text
+from envsnap.manifest.canonical import canonical_bytes, pretty_text
+from envsnap.manifest.sealed import SealedDocument, published_schema
 from envsnap.manifest.sections import (
     CodeSection,
     CudaStackSection,
@@ -36,6 +37,7 @@ from envsnap.manifest.sections import (
     TokenizerSection,
     TorchSection,
 )
+from envsnap.manifest.validation import validate_one_line
 
 SCHEMA_VERSION = "1.0"
 # Versions this release can read. A newer one is refused rather than half-understood.
@@ -81,7 +83,7 @@ class ImportedFrom(Model):
     sha256: str = Field(description="sha256 of the source bytes.")
 
 
-class Manifest(Model):
+class Manifest(SealedDocument):
     """A complete envsnap manifest. Field order here is documentation order only."""
 
     schema_version: str = Field(default=SCHEMA_VERSION, description="Manifest schema version.")
@@ -119,25 +121,6 @@ class Manifest(Model):
     extra: dict[str, JsonValue] = Field(
         default_factory=dict, description="Free-form values the job attached (redacted)."
     )
-    digest: str | None = Field(
-        default=None,
-        description="sha256 of the canonical JSON of every other field, prefixed 'sha256:'.",
-    )
-
-    def to_document(self) -> dict[str, Any]:
-        """The JSON-compatible dict form, digest included."""
-        return self.model_dump(mode="json")
-
-    def compute_digest(self) -> str:
-        return digest_of(self.to_document())
-
-    def sealed(self) -> Manifest:
-        """A copy whose `digest` matches its content."""
-        return self.model_copy(update={"digest": self.compute_digest()})
-
-    def to_json(self) -> str:
-        """Pretty, sorted JSON text (what `capture` writes)."""
-        return pretty_text(self.to_document())
 
     def canonical(self) -> bytes:
         return canonical_bytes(self.to_document())
@@ -219,15 +202,13 @@ def parse_document(data: bytes, source: str) -> dict[str, Any]:
 def manifest_from_document(document: dict[str, Any], source: str) -> Manifest:
     """Validate a parsed JSON object as a manifest."""
     check_schema_version(document.get("schema_version"), source)
-    try:
-        return Manifest.model_validate(document)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise ManifestError(
-            f"{source}: not a valid envsnap manifest: {where}: {first['msg']}{more}"
-        ) from None
+    return validate_one_line(
+        Manifest,
+        document,
+        error=ManifestError,
+        context=f"{source}: not a valid envsnap manifest",
+        count_more=True,
+    )
 
 
 def load(path: str | os.PathLike[str]) -> Manifest:
@@ -235,32 +216,15 @@ def load(path: str | os.PathLike[str]) -> Manifest:
     return manifest_from_document(read_document(path), str(path))
 
 
-def verify_document(document: dict[str, Any]) -> tuple[bool, str | None, str]:
-    """Return (matches, recorded digest, recomputed digest) for a parsed manifest document.
-
-    The digest is recomputed over the document as stored, so a field this version does not
-    model still counts, and any edit to any byte of content is detected.
-    """
-    recorded = document.get("digest")
-    recomputed = digest_of(document)
-    return (
-        (isinstance(recorded, str) and recorded == recomputed),
-        (recorded if isinstance(recorded, str) else None),
-        recomputed,
-    )
-
-
 def schema_document() -> dict[str, Any]:
     """The JSON Schema of the manifest, as published in schemas/manifest.v1.json."""
-    schema = Manifest.model_json_schema(mode="serialization")
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://envsnap.dev/schemas/manifest.v1.json"
-    schema["title"] = "envsnap manifest"
-    schema["description"] = (
-        f"A record of the conditions of an ML run (schema {SCHEMA_VERSION}). "
-        "Generated from envsnap's models; do not edit."
+    return published_schema(
+        Manifest,
+        file="manifest.v1.json",
+        title="envsnap manifest",
+        description=f"A record of the conditions of an ML run (schema {SCHEMA_VERSION}). "
+        "Generated from envsnap's models; do not edit.",
     )
-    return schema
 
 
 def schema_text() -> str:

@@ -12,6 +12,7 @@ from envsnap.diff.cluster.model import ClusterManifest, GatherInfo, RankEntry
 from envsnap.diff.cluster.paths import Leaves, dotted, flatten, parse_dotted, unflatten, value_key
 from envsnap.diff.report import Target
 from envsnap.manifest.canonical import digest_of
+from envsnap.manifest.sealed import verify_document
 
 UNKNOWN_HOST = "?"
 
@@ -165,8 +166,7 @@ def rank_documents(cluster: ClusterManifest) -> dict[int, dict[str, Any]]:
 def verify_cluster(document: dict[str, Any], cluster: ClusterManifest) -> list[str]:
     """Problems with a cluster's seals: its own digest, and each rebuilt rank's digest."""
     problems: list[str] = []
-    recorded = document.get("digest")
-    if recorded != digest_of(document):
+    if not verify_document(document)[0]:
         problems.append("cluster content does not match its digest")
     for rank, rank_doc in rank_documents(cluster).items():
         entry = cluster.ranks[rank]

@@ -11,13 +11,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import Field, JsonValue
 
 from envsnap._version import __version__
 from envsnap.diff.report import Finding, Target
 from envsnap.errors import ManifestError
-from envsnap.manifest.canonical import digest_of, pretty_text
+from envsnap.manifest.canonical import pretty_text
+from envsnap.manifest.sealed import SealedDocument, published_schema
 from envsnap.manifest.sections.base import Model
+from envsnap.manifest.validation import validate_one_line
 
 CLUSTER_SCHEMA_VERSION = "1.0"
 KNOWN_CLUSTER_SCHEMA_VERSIONS: tuple[str, ...] = ("1.0",)
@@ -79,7 +81,7 @@ class HeterogeneityFinding(Finding):
     hosts: list[str] = Field(description="Hosts of those ranks, sorted, each once.")
 
 
-class ClusterManifest(Model):
+class ClusterManifest(SealedDocument):
     """A distributed job's manifests: shared content once, per-rank deviations, findings."""
 
     schema_version: str = Field(
@@ -110,20 +112,6 @@ class ClusterManifest(Model):
         "naming its ranks and hosts."
     )
     gather: GatherInfo = Field(description="How the rank manifests were collected.")
-    digest: str | None = Field(
-        default=None,
-        description="sha256 of the canonical JSON of every other field, prefixed 'sha256:'.",
-    )
-
-    def to_document(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
-
-    def sealed(self) -> ClusterManifest:
-        """A copy whose `digest` matches its content."""
-        return self.model_copy(update={"digest": digest_of(self.to_document())})
-
-    def to_json(self) -> str:
-        return pretty_text(self.to_document())
 
 
 def is_cluster_document(document: dict[str, Any]) -> bool:
@@ -139,14 +127,12 @@ def cluster_from_document(document: dict[str, Any], source: str) -> ClusterManif
             f"{source}: unknown cluster manifest schema version {version!r}; this envsnap reads "
             f"{', '.join(KNOWN_CLUSTER_SCHEMA_VERSIONS)}"
         )
-    try:
-        cluster = ClusterManifest.model_validate(document)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise ManifestError(
-            f"{source}: not a valid envsnap cluster manifest: {where}: {first['msg']}"
-        ) from None
+    cluster = validate_one_line(
+        ClusterManifest,
+        document,
+        error=ManifestError,
+        context=f"{source}: not a valid envsnap cluster manifest",
+    )
     if [entry.rank for entry in cluster.ranks] != list(range(cluster.world_size)):
         raise ManifestError(f"{source}: cluster manifest ranks are not 0..{cluster.world_size - 1}")
     return cluster
@@ -154,16 +140,14 @@ def cluster_from_document(document: dict[str, Any], source: str) -> ClusterManif
 
 def cluster_schema_document() -> dict[str, Any]:
     """The JSON Schema published as schemas/cluster.v1.json."""
-    schema = ClusterManifest.model_json_schema(mode="serialization")
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://envsnap.dev/schemas/cluster.v1.json"
-    schema["title"] = "envsnap cluster manifest"
-    schema["description"] = (
-        f"Every rank of a distributed job (schema {CLUSTER_SCHEMA_VERSION}): shared content "
-        "once, per-rank deviations, failed ranks, heterogeneity findings. Generated from "
-        "envsnap's models; do not edit."
+    return published_schema(
+        ClusterManifest,
+        file="cluster.v1.json",
+        title="envsnap cluster manifest",
+        description=f"Every rank of a distributed job (schema {CLUSTER_SCHEMA_VERSION}): shared "
+        "content once, per-rank deviations, failed ranks, heterogeneity findings. Generated from "
+        "envsnap's models; do not edit.",
     )
-    return schema
 
 
 def cluster_schema_text() -> str:

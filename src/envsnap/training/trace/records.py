@@ -8,11 +8,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from envsnap.errors import EnvsnapError
 from envsnap.files.reader import read_input
 from envsnap.manifest.sections.base import Model
+from envsnap.manifest.validation import validate_one_line
 
 Number = float | str
 
@@ -76,15 +77,10 @@ def _parse_line(path: str, number: int, text: str, last: bool) -> SessionLine | 
             f"{path}: line {number} is not an envsnap trace record (expected an object with "
             "kind 'session' or 'update')"
         )
-    model = SessionLine if raw["kind"] == "session" else UpdateLine
-    try:
-        return model.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "record"
-        raise TraceError(
-            f"{path}: line {number} is not a valid {raw['kind']} record: {where}: {first['msg']}"
-        ) from None
+    context = f"{path}: line {number} is not a valid {raw['kind']} record"
+    if raw["kind"] == "session":
+        return validate_one_line(SessionLine, raw, error=TraceError, context=context, top="record")
+    return validate_one_line(UpdateLine, raw, error=TraceError, context=context, top="record")
 
 
 def read_trace(path: str | os.PathLike[str]) -> Trace:

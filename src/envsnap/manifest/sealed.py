@@ -1,0 +1,64 @@
+"""Sealed documents: models whose JSON form carries a digest of the rest of their content.
+
+A manifest and a cluster manifest are both sealed: `sealed()` sets the digest, and
+`verify_document` recomputes it over a document as stored, so an edit to any byte of content
+(even in a field this version does not model) is detected.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field
+
+from envsnap.manifest.canonical import digest_of, pretty_text
+from envsnap.manifest.sections.base import Model
+
+SealedT = TypeVar("SealedT", bound="SealedDocument")
+
+
+class SealedDocument(Model):
+    """The digest field and the methods that keep it in step with the content."""
+
+    digest: str | None = Field(
+        default=None,
+        description="sha256 of the canonical JSON of every other field, prefixed 'sha256:'.",
+    )
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON-compatible dict form, digest included."""
+        return self.model_dump(mode="json")
+
+    def compute_digest(self) -> str:
+        return digest_of(self.to_document())
+
+    def sealed(self: SealedT) -> SealedT:
+        """A copy whose `digest` matches its content."""
+        return self.model_copy(update={"digest": self.compute_digest()})
+
+    def to_json(self) -> str:
+        """Pretty, sorted JSON text (what is written to files)."""
+        return pretty_text(self.to_document())
+
+
+def verify_document(document: dict[str, Any]) -> tuple[bool, str | None, str]:
+    """Return (matches, recorded digest, recomputed digest) for a parsed sealed document."""
+    recorded = document.get("digest")
+    recomputed = digest_of(document)
+    return (
+        (isinstance(recorded, str) and recorded == recomputed),
+        (recorded if isinstance(recorded, str) else None),
+        recomputed,
+    )
+
+
+def published_schema(
+    model: type[BaseModel], *, file: str, title: str, description: str
+) -> dict[str, Any]:
+    """The JSON Schema of `model` as published in schemas/`file`."""
+    schema = model.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"https://envsnap.dev/schemas/{file}"
+    schema["title"] = title
+    schema["description"] = description
+    return schema
