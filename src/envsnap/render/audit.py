@@ -9,12 +9,12 @@ wherever it is archived.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html import escape
 from typing import Any
 
 from envsnap.diff.report import SEVERITIES, Report
 from envsnap.manifest.facts import key_facts
 from envsnap.manifest.model import Manifest
+from envsnap.render.escape import html_text, markdown_cell
 from envsnap.render.findings import render_markdown
 
 _CSS = """
@@ -76,8 +76,8 @@ def _html_findings(report: Report) -> str:
     rows = "".join(
         "<tr>"
         f"<td>{f.rank}</td><td><span class='sev {f.severity}'>{f.severity}</span></td>"
-        f"<td>{escape(f.title)}</td><td><code>{escape(f.path)}</code></td>"
-        f"<td>{escape(f.why)}</td><td>{escape(f.fix)}</td><td><code>{escape(f.rule)}</code></td>"
+        f"<td>{html_text(f.title)}</td><td><code>{html_text(f.path)}</code></td>"
+        f"<td>{html_text(f.why)}</td><td>{html_text(f.fix)}</td><td><code>{html_text(f.rule)}</code></td>"
         "</tr>"
         for f in report.findings
     )
@@ -97,36 +97,36 @@ def _html_counts(report: Report) -> str:
 def render_audit_html(inputs: AuditInputs) -> str:
     manifest = inputs.manifest
     facts = "".join(
-        f"<tr><th>{escape(name.removeprefix('envsnap.'))}</th><td><code>{escape(value)}</code></td></tr>"
+        f"<tr><th>{html_text(name.removeprefix('envsnap.'))}</th><td><code>{html_text(value)}</code></td></tr>"
         for name, value in key_facts(manifest).items()
     )
     collectors = "".join(
-        f"<tr><td>{escape(n)}</td><td class='{s}'>{s}</td><td>{escape(r)}</td><td>{d}</td></tr>"
+        f"<tr><td>{html_text(n)}</td><td class='{s}'>{s}</td><td>{html_text(r)}</td><td>{d}</td></tr>"
         for n, s, r, d in _collector_rows(manifest)
     )
     unknown = "".join(
-        f"<tr><td><code>{escape(p)}</code></td><td>{escape(r)}</td></tr>"
+        f"<tr><td><code>{html_text(p)}</code></td><td>{html_text(r)}</td></tr>"
         for p, r in _unknown_rows(manifest)
     )
     diff_html = ""
     if inputs.diff is not None:
         diff_html = (
-            f"<h2>Differences against {escape(inputs.against or 'the other run')}</h2>"
-            f"<p class='verdict'>{escape(inputs.diff.summary.verdict)}</p>"
+            f"<h2>Differences against {html_text(inputs.against or 'the other run')}</h2>"
+            f"<p class='verdict'>{html_text(inputs.diff.summary.verdict)}</p>"
             f"<p>Target: <b>{inputs.diff.target}</b> · {_html_counts(inputs.diff)}</p>"
             + _html_findings(inputs.diff)
         )
-    verify = "<br>".join(f"<code>{escape(line)}</code>" for line in _verify_lines(inputs))
+    verify = "<br>".join(f"<code>{html_text(line)}</code>" for line in _verify_lines(inputs))
     title = f"envsnap audit: {manifest.run.label or inputs.source}"
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        f"<meta name='viewport' content='width=device-width,initial-scale=1'><title>{escape(title)}</title>"
+        f"<meta name='viewport' content='width=device-width,initial-scale=1'><title>{html_text(title)}</title>"
         f"<style>{_CSS}</style></head><body>"
-        f"<h1>{escape(title)}</h1>"
-        f"<p class='muted'>Captured {escape(manifest.created_at.isoformat())} by envsnap "
-        f"{escape(manifest.tool.version)} · manifest <code>{escape(inputs.source)}</code></p>"
+        f"<h1>{html_text(title)}</h1>"
+        f"<p class='muted'>Captured {html_text(manifest.created_at.isoformat())} by envsnap "
+        f"{html_text(manifest.tool.version)} · manifest <code>{html_text(inputs.source)}</code></p>"
         f"<h2>Run conditions</h2><table>{facts}</table>"
-        f"<h2>Reproducibility check</h2><p class='verdict'>{escape(inputs.check.summary.verdict)}</p>"
+        f"<h2>Reproducibility check</h2><p class='verdict'>{html_text(inputs.check.summary.verdict)}</p>"
         f"<p>Target: <b>{inputs.check.target}</b> · {_html_counts(inputs.check)}</p>"
         + _html_findings(inputs.check)
         + diff_html
@@ -137,7 +137,7 @@ def render_audit_html(inputs: AuditInputs) -> str:
             if unknown
             else ""
         )
-        + f"<h2>Integrity</h2><p>Manifest digest: <code>{escape(manifest.digest or '(none)')}</code></p>"
+        + f"<h2>Integrity</h2><p>Manifest digest: <code>{html_text(manifest.digest or '(none)')}</code></p>"
         "<p>The digest is the sha256 of the manifest's canonical JSON without the digest field. "
         f"Recompute it with:</p><p>{verify}</p>"
         "</body></html>\n"
@@ -178,7 +178,7 @@ def render_audit_markdown(inputs: AuditInputs) -> str:
         "|---|---|---|---|",
     ]
     lines += [
-        f"| {n} | {s} | {r.replace('|', '/')} | {d} |" for n, s, r, d in _collector_rows(manifest)
+        f"| {n} | {s} | {markdown_cell(r)} | {d} |" for n, s, r, d in _collector_rows(manifest)
     ]
     unknown = _unknown_rows(manifest)
     if unknown:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from envsnap.diff.report import SEVERITIES, Report
 from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
+from envsnap.render.escape import markdown_cell
 
 SEVERITY_STYLE: dict[str, str] = {
     "critical": "bold red",
@@ -62,16 +63,12 @@ def render_table(report: Report, *, color: bool | None = None, width: int = 160)
     return render_to_text(verdict, header, table, color=color, width=width)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_markdown(report: Report) -> str:
     """GitHub-flavoured markdown for PR comments and audit reports."""
     lines = [
-        f"**{_cell(report.summary.verdict)}**",
+        f"**{markdown_cell(report.summary.verdict)}**",
         "",
-        f"{_cell(_header(report))}",
+        f"{markdown_cell(_header(report))}",
         "",
     ]
     if report.findings:
@@ -81,8 +78,8 @@ def render_markdown(report: Report) -> str:
         ]
         for f in report.findings:
             lines.append(
-                f"| {f.rank} | {f.severity} | {_cell(f.title)} | `{_cell(f.path)}` | "
-                f"{f.rule} | {_cell(f.why)} | {_cell(f.fix)} |"
+                f"| {f.rank} | {f.severity} | {markdown_cell(f.title)} | `{markdown_cell(f.path)}` | "
+                f"{f.rule} | {markdown_cell(f.why)} | {markdown_cell(f.fix)} |"
             )
     return "\n".join(lines) + "\n"
 

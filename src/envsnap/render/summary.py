@@ -8,6 +8,7 @@ from typing import Any
 from envsnap.manifest.model import Manifest
 from envsnap.manifest.sections import SECTION_MODELS
 from envsnap.render.console import render_to_text
+from envsnap.render.escape import terminal_text
 
 
 def _section_line(name: str, section: Any) -> str:
@@ -117,11 +118,7 @@ def _cell(value: str, style: str = "") -> Any:
     (terminal escapes from a hostile file) are shown escaped instead of being sent."""
     from rich.text import Text
 
-    safe = "".join(
-        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
-        for char in value
-    )
-    return Text(safe, style=style)
+    return Text(terminal_text(value), style=style)
 
 
 def render_summary(manifest: Manifest, *, color: bool | None = None) -> str:
