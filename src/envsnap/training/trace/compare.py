@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field, JsonValue
@@ -225,98 +226,160 @@ def _relative(a: float | str, b: float | str) -> float:
     return abs(fa - fb) / max(abs(fa), abs(fb), 1e-300) if fa != fb else 0.0
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What the cause checks read about the first difference."""
+
+    by_name: dict[str, FieldDiff]
+    groups: set[str]
+    where: str
+    resumed: bool
+    max_rel: float | None
+    rtol: float
+
+
 def diagnose(first: Divergence, max_rel: float | None, rtol: float) -> Diagnosis:
     """Name the likeliest cause of the first difference (see the module docstring)."""
-    by_name = {d.field: d for d in first.fields}
-    groups = {d.group for d in first.fields}
     u, resumed = first.update, first.after_resume
-    where = f"update {u}, the first update after a resume" if resumed else f"update {u}"
-    if "micro_steps" in by_name:
-        d = by_name["micro_steps"]
-        return Diagnosis(
-            code="accumulation-boundary",
-            cause=(
-                f"At {where}, A accumulated {d.a} micro-batches and B {d.b}: the checkpoint was "
-                "saved in the middle of gradient accumulation, so the partial gradients of the "
-                "micro-batches before the save were lost"
-                if resumed
-                else f"At {where}, A accumulated {d.a} micro-batches and B {d.b}: the "
-                "accumulation steps or the epoch tail handling differ"
-            ),
-            fix="Save only at optimizer-update boundaries (after optimizer.step() and zero_grad()).",
-        )
-    if "samples" in by_name:
-        return Diagnosis(
-            code="data-cursor",
-            cause=(
-                f"At {where} the two runs trained on different samples: the data cursor or "
-                "sampler state was not restored"
-                if resumed
-                else f"From {where} the two runs trained on different samples: data order, "
-                "sampler seed, shuffling or the dataset itself differ"
-            ),
-            fix="Checkpoint and restore the sampler state and the consumed position (count only "
-            "samples actually used, not prefetched ones); compare the data manifests.",
-        )
-    if "rng" in groups:
-        names = ", ".join(d.field.split(".", 1)[1] for d in first.fields if d.group == "rng")
-        return Diagnosis(
-            code="rng",
-            cause=(
-                f"At {where} inputs agree but the RNG states differ ({names}): the RNG state was "
-                "not restored"
-                if resumed
-                else f"At {where} inputs agree but the RNG states differ ({names}): different "
-                "seeds, or a different number of random draws"
-            ),
-            fix="Save every RNG state (python, numpy, torch, CUDA, data-loader generators) with "
-            "the checkpoint and restore it, e.g. SeedManager.state()/restore().",
-        )
-    if "scaler" in groups:
-        skipped = by_name.get("skipped")
-        counts = f" (skipped updates: A {skipped.a}, B {skipped.b})" if skipped else ""
-        return Diagnosis(
-            code="scaler",
-            cause=(
-                f"At {where} the loss-scaler state differs{counts}: its state was lost, so the "
-                "runs skip different updates, perform a different number of real optimizer "
-                "updates and the LR schedule shifts"
-            ),
-            fix="Checkpoint and restore the GradScaler state (scale and growth tracker).",
-        )
-    if "loss" in by_name:
-        if resumed:
-            return Diagnosis(
-                code="model-state",
-                cause=f"At {where} inputs, RNG and optimizer state agree but the loss differs: "
-                "the weights entering the update differ, so the model state was not restored "
-                "(or was restored from another checkpoint)",
-                fix="Restore the model state_dict from the same checkpoint as the other state.",
-            )
-        return _numerics(where, max_rel, rtol)
-    if "optim" in by_name:
-        return Diagnosis(
-            code="optimizer-state",
-            cause=(
-                f"At {where} inputs and parameters were equal (same loss) but the optimizer "
-                "state differs: the optimizer state was not restored (momentum / Adam moments "
-                "restarted), so the run follows another trajectory"
-                if resumed
-                else f"At {where} inputs and parameters were equal but the optimizer state "
-                "differs: different optimizer settings or implementation (foreach/fused)"
-            ),
-            fix="Save and load optimizer.state_dict() with every per-parameter buffer.",
-        )
-    if "scheduler" in groups:
-        lr = by_name.get("lr")
-        values = f" (lr A {lr.a}, B {lr.b})" if lr else ""
-        return Diagnosis(
-            code="scheduler-state",
-            cause=f"At {where} the learning-rate schedule differs{values}: the scheduler state "
-            "was not restored" + ("" if resumed else " or its settings differ"),
-            fix="Save and load scheduler.state_dict() along with the update count.",
-        )
-    return _numerics(where, max_rel, rtol)
+    facts = _Facts(
+        by_name={d.field: d for d in first.fields},
+        groups={d.group for d in first.fields},
+        where=f"update {u}, the first update after a resume" if resumed else f"update {u}",
+        resumed=resumed,
+        max_rel=max_rel,
+        rtol=rtol,
+    )
+    # Causal order (module docstring): the first check that applies names the cause, and the
+    # differences after it are its consequences.
+    for check in _CAUSES:
+        found = check(facts, first)
+        if found is not None:
+            return found
+    return _numerics(facts.where, max_rel, rtol)
+
+
+def _accumulation(f: _Facts, first: Divergence) -> Diagnosis | None:
+    d = f.by_name.get("micro_steps")
+    if d is None:
+        return None
+    return Diagnosis(
+        code="accumulation-boundary",
+        cause=(
+            f"At {f.where}, A accumulated {d.a} micro-batches and B {d.b}: the checkpoint was "
+            "saved in the middle of gradient accumulation, so the partial gradients of the "
+            "micro-batches before the save were lost"
+            if f.resumed
+            else f"At {f.where}, A accumulated {d.a} micro-batches and B {d.b}: the "
+            "accumulation steps or the epoch tail handling differ"
+        ),
+        fix="Save only at optimizer-update boundaries (after optimizer.step() and zero_grad()).",
+    )
+
+
+def _data_cursor(f: _Facts, first: Divergence) -> Diagnosis | None:
+    if "samples" not in f.by_name:
+        return None
+    return Diagnosis(
+        code="data-cursor",
+        cause=(
+            f"At {f.where} the two runs trained on different samples: the data cursor or "
+            "sampler state was not restored"
+            if f.resumed
+            else f"From {f.where} the two runs trained on different samples: data order, "
+            "sampler seed, shuffling or the dataset itself differ"
+        ),
+        fix="Checkpoint and restore the sampler state and the consumed position (count only "
+        "samples actually used, not prefetched ones); compare the data manifests.",
+    )
+
+
+def _rng(f: _Facts, first: Divergence) -> Diagnosis | None:
+    if "rng" not in f.groups:
+        return None
+    names = ", ".join(d.field.split(".", 1)[1] for d in first.fields if d.group == "rng")
+    return Diagnosis(
+        code="rng",
+        cause=(
+            f"At {f.where} inputs agree but the RNG states differ ({names}): the RNG state was "
+            "not restored"
+            if f.resumed
+            else f"At {f.where} inputs agree but the RNG states differ ({names}): different "
+            "seeds, or a different number of random draws"
+        ),
+        fix="Save every RNG state (python, numpy, torch, CUDA, data-loader generators) with "
+        "the checkpoint and restore it, e.g. SeedManager.state()/restore().",
+    )
+
+
+def _scaler(f: _Facts, first: Divergence) -> Diagnosis | None:
+    if "scaler" not in f.groups:
+        return None
+    skipped = f.by_name.get("skipped")
+    counts = f" (skipped updates: A {skipped.a}, B {skipped.b})" if skipped else ""
+    return Diagnosis(
+        code="scaler",
+        cause=(
+            f"At {f.where} the loss-scaler state differs{counts}: its state was lost, so the "
+            "runs skip different updates, perform a different number of real optimizer "
+            "updates and the LR schedule shifts"
+        ),
+        fix="Checkpoint and restore the GradScaler state (scale and growth tracker).",
+    )
+
+
+def _loss(f: _Facts, first: Divergence) -> Diagnosis | None:
+    if "loss" not in f.by_name:
+        return None
+    if not f.resumed:
+        return _numerics(f.where, f.max_rel, f.rtol)
+    return Diagnosis(
+        code="model-state",
+        cause=f"At {f.where} inputs, RNG and optimizer state agree but the loss differs: "
+        "the weights entering the update differ, so the model state was not restored "
+        "(or was restored from another checkpoint)",
+        fix="Restore the model state_dict from the same checkpoint as the other state.",
+    )
+
+
+def _optimizer(f: _Facts, first: Divergence) -> Diagnosis | None:
+    if "optim" not in f.by_name:
+        return None
+    return Diagnosis(
+        code="optimizer-state",
+        cause=(
+            f"At {f.where} inputs and parameters were equal (same loss) but the optimizer "
+            "state differs: the optimizer state was not restored (momentum / Adam moments "
+            "restarted), so the run follows another trajectory"
+            if f.resumed
+            else f"At {f.where} inputs and parameters were equal but the optimizer state "
+            "differs: different optimizer settings or implementation (foreach/fused)"
+        ),
+        fix="Save and load optimizer.state_dict() with every per-parameter buffer.",
+    )
+
+
+def _scheduler(f: _Facts, first: Divergence) -> Diagnosis | None:
+    if "scheduler" not in f.groups:
+        return None
+    lr = f.by_name.get("lr")
+    values = f" (lr A {lr.a}, B {lr.b})" if lr else ""
+    return Diagnosis(
+        code="scheduler-state",
+        cause=f"At {f.where} the learning-rate schedule differs{values}: the scheduler state "
+        "was not restored" + ("" if f.resumed else " or its settings differ"),
+        fix="Save and load scheduler.state_dict() along with the update count.",
+    )
+
+
+_CAUSES: tuple[Callable[[_Facts, Divergence], Diagnosis | None], ...] = (
+    _accumulation,
+    _data_cursor,
+    _rng,
+    _scaler,
+    _loss,
+    _optimizer,
+    _scheduler,
+)
 
 
 def _numerics(where: str, max_rel: float | None, rtol: float) -> Diagnosis:
