@@ -1,4 +1,7 @@
-"""Shared fixtures: real git repositories, and the CLI run in-process or as a subprocess."""
+"""Shared fixtures: real git repositories, and the CLI run in-process or as a subprocess.
+
+Helpers that are not fixtures live in tests/helpers/.
+"""
 
 from __future__ import annotations
 
@@ -6,44 +9,11 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from envsnap.capturing.collectors.base import CaptureContext
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-@dataclass
-class CliResult:
-    code: int
-    out: str
-    err: str
-
-
-def git(cwd: Path, *args: str) -> str:
-    """Run real git with a fixed identity and no user/system config leaking in."""
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Test",
-        "GIT_AUTHOR_EMAIL": "test@example.com",
-        "GIT_COMMITTER_NAME": "Test",
-        "GIT_COMMITTER_EMAIL": "test@example.com",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-    }
-    done = subprocess.run(
-        ["git", "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
+from tests.helpers import CliResult, git
 
 
 @pytest.fixture
@@ -119,34 +89,6 @@ def clean_cwd(tmp_path: Path) -> Iterator[Path]:
         yield work
     finally:
         os.chdir(previous)
-
-
-def capture_context(
-    cwd: Path, env: dict[str, str] | None = None, budget_s: float = 30.0
-) -> CaptureContext:
-    """A CaptureContext on `cwd` with a controlled environment (default: this process's)."""
-    import time
-
-    return CaptureContext(
-        env=dict(os.environ) if env is None else env,
-        cwd=cwd,
-        deadline=time.monotonic() + budget_s,
-    )
-
-
-def reads_blocked_by_chmod(directory: Path) -> bool:
-    """Whether `chmod 000` stops this process reading a file (not so for root)."""
-    probe = directory / ".chmod-probe"
-    probe.write_text("x")
-    probe.chmod(0)
-    try:
-        probe.read_bytes()
-    except PermissionError:
-        return True
-    finally:
-        probe.chmod(0o600)
-        probe.unlink()
-    return False
 
 
 @pytest.fixture

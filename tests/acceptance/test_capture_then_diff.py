@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 
+
+@pytest.mark.slow
 def test_two_captures_in_a_row_have_no_finding_above_info(
     make_repo, run_cli_process, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ import pytest
 from envsnap.capturing.collectors import COLLECTORS
 from envsnap.manifest.model import load
 from envsnap.manifest.sealed import verify_document
-from tests.conftest import REPO_ROOT, CliResult, git
+from tests.helpers import REPO_ROOT, CliResult, git
 
 RunProcess = Callable[..., CliResult]
 MakeRepo = Callable[..., Path]
@@ -31,6 +31,7 @@ def _rand(count: int, alphabet: str = string.ascii_letters + string.digits) -> s
     return "".join(_RNG.choice(alphabet) for _ in range(count))
 
 
+@pytest.mark.slow
 def test_capture_show_verify_schema(run_cli_process: RunProcess, make_repo: MakeRepo) -> None:
     repo = make_repo()
     out = repo / "m.json"
@@ -57,6 +58,7 @@ def test_capture_show_verify_schema(run_cli_process: RunProcess, make_repo: Make
     assert schema.out == (REPO_ROOT / "schemas" / "manifest.v1.json").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_capture_to_stdout_and_verify_detects_one_edited_value(
     run_cli_process: RunProcess, make_repo: MakeRepo
 ) -> None:
@@ -83,6 +85,7 @@ def _masked(document: dict[str, Any]) -> dict[str, Any]:
     return masked
 
 
+@pytest.mark.slow
 def test_two_captures_in_a_row_differ_only_in_volatile_fields(
     run_cli_process: RunProcess, make_repo: MakeRepo
 ) -> None:
@@ -176,6 +179,7 @@ envsnap.capture(sys.argv[1], only=sys.argv[2].split(","), label="job " + sys.arg
 """
 
 
+@pytest.mark.slow
 def test_planted_secrets_never_reach_any_output(
     run_cli_process: RunProcess, make_repo: MakeRepo
 ) -> None:
@@ -225,6 +229,7 @@ def test_planted_secrets_never_reach_any_output(
     assert job_manifest.run.argv[-1] == "--db=postgres://<redacted>@db.example.com/runs"
 
 
+@pytest.mark.slow
 def test_git_missing_from_path(
     run_cli_process: RunProcess, make_repo: MakeRepo, no_git_env: dict[str, str]
 ) -> None:
@@ -245,6 +250,7 @@ def test_git_missing_from_path(
     assert verify_document(json.loads(out.read_text()))[0]
 
 
+@pytest.mark.slow
 def test_strict_exits_1_when_a_collector_errors(
     run_cli_process: RunProcess, make_repo: MakeRepo
 ) -> None:
@@ -264,6 +270,7 @@ def test_strict_exits_1_when_a_collector_errors(
     assert clean.code == 0
 
 
+@pytest.mark.slow
 def test_only_skip_and_unknown_names(run_cli_process: RunProcess, clean_cwd: Path) -> None:
     only = run_cli_process("capture", "--only", "python", "--only", "env", cwd=clean_cwd)
     assert only.code == 0
@@ -285,6 +292,7 @@ def test_only_skip_and_unknown_names(run_cli_process: RunProcess, clean_cwd: Pat
         assert "unknown collector 'gpus'" in bad.err and "Traceback" not in bad.err
 
 
+@pytest.mark.slow
 def test_bad_input_in_a_real_process_is_one_line(
     run_cli_process: RunProcess, tmp_path: Path
 ) -> None:
@@ -296,6 +304,7 @@ def test_bad_input_in_a_real_process_is_one_line(
         assert len(result.err.splitlines()) == 1 and "Traceback" not in result.err
 
 
+@pytest.mark.slow
 def test_unreadable_lock_file_is_recorded_and_capture_goes_on(
     run_cli_process: RunProcess, make_repo: MakeRepo
 ) -> None:
@@ -316,6 +325,7 @@ def test_unreadable_lock_file_is_recorded_and_capture_goes_on(
     assert packages["unknown"]["lock_files.requirements.txt"].startswith("cannot read:")
 
 
+@pytest.mark.slow
 def test_kill_during_capture_leaves_no_partial_file(make_repo: MakeRepo) -> None:
     """SIGKILL at several moments: the target is absent or a complete, verified manifest."""
     repo = make_repo()
@@ -342,6 +352,7 @@ def test_kill_during_capture_leaves_no_partial_file(make_repo: MakeRepo) -> None
     assert "absent" in outcomes  # at least the earliest kill landed before the write
 
 
+@pytest.mark.slow
 def test_capture_path_imports_no_torch_numpy_or_deepdiff(make_repo: MakeRepo) -> None:
     repo = make_repo()
     script = (
@@ -365,6 +376,7 @@ def test_capture_path_imports_no_torch_numpy_or_deepdiff(make_repo: MakeRepo) ->
     assert (repo / "m.json").is_file()
 
 
+@pytest.mark.slow
 def test_undecodable_environment_bytes_do_not_break_capture(
     run_cli_process: RunProcess, clean_cwd: Path
 ) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from envsnap.diff.cluster import ClusterManifest, load_cluster, rank_documents
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 torch = pytest.importorskip("torch")

@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from tests.conftest import CliResult
+from tests.helpers import CliResult
 
 pytestmark = pytest.mark.slow
 SCRIPT = Path(__file__).with_name("resume_train.py")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 def _loop(*args: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "OMP_NUM_THREADS": "1"}
     subprocess.run(
-        [sys.executable, "-m", "tests.seeding_loop", *args],
+        [sys.executable, "-m", "tests.helpers.seeding_loop", *args],
         cwd=REPO_ROOT,
         env=env,
         check=True,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 FULL = FIXTURES / "manifests" / "full.json"
 Doc = dict[str, Any]

@@ -5,7 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.slow
 def test_capture_is_callable_twice_after_the_capture_machinery_is_imported() -> None:
     """A submodule named like the function would shadow `envsnap.capture`; none may."""
     code = (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
 
 ACTIONLINT = shutil.which("actionlint")
 pytestmark = pytest.mark.skipif(ACTIONLINT is None, reason="actionlint is not installed")
@@ -25,6 +25,7 @@ def _lint(*files: Path, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[st
     )
 
 
+@pytest.mark.slow
 def test_repository_workflows_pass_actionlint() -> None:
     workflows = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
     assert workflows
@@ -32,6 +33,7 @@ def test_repository_workflows_pass_actionlint() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
     """Proves the check above can fail: an unknown input to the local action is reported."""
     shutil.copy(REPO_ROOT / "action.yml", tmp_path / "action.yml")

@@ -1,0 +1,274 @@
+"""Secret redaction: names, token formats, URLs, argv, and properties that must always hold."""
+
+from __future__ import annotations
+
+import random
+import string
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from envsnap.capturing.redact import REDACTED, Redactor
+
+R = Redactor()
+_RNG = random.Random(20240601)
+
+
+def _rand(alphabet: str, count: int) -> str:
+    return "".join(_RNG.choice(alphabet) for _ in range(count))
+
+
+ALNUM = string.ascii_letters + string.digits
+B64URL = ALNUM + "_-"
+
+# Built at run time so the repository holds no realistic-looking credentials.
+TOKENS = {
+    "huggingface": "hf_" + _rand(ALNUM, 34),
+    "huggingface_org": "api_org_" + _rand(ALNUM, 30),
+    "github_classic": "ghp_" + _rand(ALNUM, 36),
+    "github_oauth": "gho_" + _rand(ALNUM, 36),
+    "github_app": "ghs_" + _rand(ALNUM, 36),
+    "github_fine": "github_pat_" + _rand(ALNUM, 22) + "_" + _rand(ALNUM, 59),
+    "gitlab": "glpat-" + _rand(B64URL, 20),
+    "openai": "sk-" + _rand(ALNUM, 48),
+    "openai_project": "sk-proj-" + _rand(B64URL, 40),
+    "anthropic": "sk-ant-api03-" + _rand(B64URL, 40),
+    "aws_access_key": "AKIA" + _rand(string.ascii_uppercase + string.digits, 16),
+    "aws_session_key": "ASIA" + _rand(string.ascii_uppercase + string.digits, 16),
+    "slack_bot": "xoxb-" + _rand(string.digits, 12) + "-" + _rand(ALNUM, 24),
+    "slack_user": "xoxp-" + _rand(string.digits, 12) + "-" + _rand(ALNUM, 24),
+    "google": "AIza" + _rand(B64URL, 35),
+    "npm": "npm_" + _rand(ALNUM, 36),
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx" + _rand(B64URL, 12) + "." + _rand(B64URL, 43),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TOKENS))
+@pytest.mark.parametrize(
+    "template", ["{}", "token={} ", "Authorization: token {}", "'{}'", "url?x={}&y=1"]
+)
+def test_known_token_formats_are_redacted_anywhere_in_text(kind: str, template: str) -> None:
+    text = template.format(TOKENS[kind])
+    out = R.redact_text(text)
+    assert TOKENS[kind] not in out
+    assert REDACTED in out
+
+
+@pytest.mark.parametrize("kind", sorted(TOKENS))
+def test_token_formats_are_redacted_under_harmless_names(kind: str) -> None:
+    assert TOKENS[kind] not in R.redact_value("OMP_PLACES", f"cores {TOKENS[kind]}")
+
+
+def test_pem_private_key_block_is_removed_whole() -> None:
+    body = _rand(ALNUM, 64)
+    text = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\nafter"
+    assert R.redact_text(text) == f"{REDACTED}\nafter"
+    assert body not in R.redact_text(f"-----BEGIN PRIVATE KEY-----\n{body}")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "HF_TOKEN",
+        "HUGGING_FACE_HUB_TOKEN",
+        "GITHUB_TOKEN",
+        "WANDB_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWSSECRETACCESSKEY",
+        "DB_PASSWORD",
+        "DB_PASSWD",
+        "SMTP_PASS",
+        "MY_SECRET",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "PROXY_AUTH",
+        "SESSION_COOKIE",
+        "SENTRY_DSN",
+        "SSH_PRIVATE_KEY",
+        "HFTOKEN",
+        "OPENAI_APIKEY",
+        "--hf-token",
+        "--api_key",
+        "--password",
+        "api.key",
+    ],
+)
+def test_secret_like_names(name: str) -> None:
+    assert R.is_secret_name(name)
+    assert R.redact_value(name, "plain-value-123") == REDACTED
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "TOKENIZERS_PARALLELISM",
+        "HF_HUB_DISABLE_IMPLICIT_TOKEN",
+        "KEYBOARD_LAYOUT",
+        "PWD",
+        "OLDPWD",
+        "MAX_NEW_TOKENS",
+        "--max-tokens",
+        "pad_token_id",
+        "NUM_TOKENS_PER_BATCH",
+        "CUDA_VISIBLE_DEVICES",
+        "CUBLAS_WORKSPACE_CONFIG",
+        "NCCL_IB_PKEY",
+        "OMP_NUM_THREADS",
+    ],
+)
+def test_lookalike_names_are_not_secret(name: str) -> None:
+    assert not R.is_secret_name(name)
+    assert R.redact_value(name, "false") == "false"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://alice:pw123@github.com/o/r.git", "https://<redacted>@github.com/o/r.git"),
+        ("https://oauth2:abc@gitlab.com/o/r.git", "https://<redacted>@gitlab.com/o/r.git"),
+        ("ssh://git@github.com/o/r.git", "ssh://git@github.com/o/r.git"),
+        ("git@github.com:o/r.git", "git@github.com:o/r.git"),
+        ("bob:pw123@host:o/r.git", "<redacted>@host:o/r.git"),
+        (
+            "https://host/r.git?access_token=abc&x=1",
+            "https://host/r.git?access_token=<redacted>&x=1",
+        ),
+        ("https://github.com/o/r.git", "https://github.com/o/r.git"),
+    ],
+)
+def test_url_credentials(url: str, expected: str) -> None:
+    assert R.redact_url(url) == expected
+
+
+def test_token_used_as_url_user_is_redacted() -> None:
+    token = TOKENS["github_classic"]
+    assert R.redact_url(f"https://{token}@github.com/o/r.git") == (
+        "https://<redacted>@github.com/o/r.git"
+    )
+    long_user = _rand(string.ascii_lowercase + string.digits, 40)
+    assert long_user not in R.redact_url(f"https://{long_user}@example.com/x")
+
+
+def test_argv_forms() -> None:
+    argv = [
+        "train.py",
+        "--hf-token",
+        "plainA1",
+        "--password=plainB2",
+        "API_KEY=plainC3",
+        "--env=HF_TOKEN=plainD4",
+        "--header",
+        "Authorization: Bearer plainE5xyz",
+        "--data",
+        "s3://k:plainF6@bucket/x",
+        "--max-tokens",
+        "512",
+        "--lr=0.1",
+    ]
+    out = R.redact_argv(argv)
+    joined = " ".join(out)
+    for secret in ("plainA1", "plainB2", "plainC3", "plainD4", "plainE5xyz", "plainF6"):
+        assert secret not in joined
+    assert out[0] == "train.py"
+    assert out[-3:] == ["--max-tokens", "512", "--lr=0.1"]
+
+
+def test_plain_text_is_left_alone() -> None:
+    for text in ["basic training run", "task-0123456789abcdefghij", "lr=3e-4 batch=32", "sk-"]:
+        assert R.redact_text(text) == text
+
+
+def test_extra_patterns_from_config() -> None:
+    custom = Redactor(extra_patterns=(r"corp-[0-9]{6}",))
+    assert custom.redact_text("id corp-123456 end") == f"id {REDACTED} end"
+    assert R.redact_text("id corp-123456 end") == "id corp-123456 end"
+
+
+def test_redact_json_by_name_and_by_format() -> None:
+    value = {
+        "api_key": "plainZ9",
+        "nested": [{"url": "https://u:p@h/x"}, 3, None, True],
+        "pad_token": "<pad>",
+    }
+    by_name = R.redact_json(value)
+    assert by_name["api_key"] == REDACTED
+    assert by_name["nested"] == [{"url": "https://<redacted>@h/x"}, 3, None, True]
+    by_format = R.redact_json(value, by_name=False)
+    assert by_format["api_key"] == "plainZ9"  # names are not judged in this mode
+    assert by_format["pad_token"] == "<pad>"
+    assert by_format["nested"][0]["url"] == "https://<redacted>@h/x"
+
+
+# Property tests: whatever surrounds a token, it never survives, and redaction is stable.
+_noise = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40
+).map(lambda s: s.replace("\x00", ""))
+_separator = st.sampled_from([" ", "\n", "=", ":", "'", '"', ",", "/", "(", "\t", "@"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    prefix=_noise,
+    sep1=_separator,
+    kind=st.sampled_from(sorted(TOKENS)),
+    sep2=_separator,
+    suffix=_noise,
+)
+def test_property_embedded_token_never_survives(
+    prefix: str, sep1: str, kind: str, sep2: str, suffix: str
+) -> None:
+    text = f"{prefix}{sep1}{TOKENS[kind]}{sep2}{suffix}"
+    assert TOKENS[kind] not in R.redact_text(text)
+    assert TOKENS[kind] not in " ".join(R.redact_argv(text.split()))
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=80))
+def test_property_redaction_is_idempotent(text: str) -> None:
+    once = R.redact_text(text)
+    assert R.redact_text(once) == once
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    user=st.text(alphabet=ALNUM + "._-", min_size=1, max_size=12),
+    password=st.text(alphabet=ALNUM + "!$*+-._~", min_size=1, max_size=24),
+    host=st.sampled_from(["github.com", "gitlab.example.org", "hub.io"]),
+)
+def test_property_url_password_never_survives(user: str, password: str, host: str) -> None:
+    url = f"https://{user}:{password}@{host}/repo.git"
+    out = R.redact_url(url)
+    assert f":{password}@" not in out
+    assert out.endswith(f"@{host}/repo.git")
+
+
+@settings(max_examples=100, deadline=None)
+@given(words=st.lists(st.text(alphabet=string.ascii_lowercase, min_size=1, max_size=8), max_size=8))
+def test_property_ordinary_words_pass_unchanged(words: list[str]) -> None:
+    text = " ".join(words)
+    assert R.redact_text(text) == text
+
+
+@pytest.mark.parametrize(
+    "arg",
+    [
+        '--config={"wandb_api_key": "0123456789abcdef0123"}',
+        '{"hf_token":"secretvalue123"}',
+        "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=abcDEF123==;EndpointSuffix=core",
+    ],
+)
+def test_secrets_inside_json_and_connection_strings_are_redacted(arg: str) -> None:
+    out = Redactor().redact_argv([arg])[0]
+    assert REDACTED in out
+    for secret in ("0123456789abcdef0123", "secretvalue123", "abcDEF123=="):
+        assert secret not in out
+
+
+def test_redaction_of_a_huge_unbroken_argument_finishes() -> None:
+    """An open-ended pattern once made this quadratic (tens of seconds inside the job)."""
+    result: list[str] = []
+    worker = threading.Thread(target=lambda: result.extend(Redactor().redact_argv(["a" * 200_000])))
+    worker.start()
+    worker.join(60)
+    assert result == ["a" * 200_000]

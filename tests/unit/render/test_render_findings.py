@@ -1,0 +1,87 @@
+"""Renderer snapshots for a fixed report, plus the JSON schema contract.
+
+Regenerate after an intended change: ENVSNAP_UPDATE_SNAPSHOTS=1 pytest this file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import jsonschema
+import pytest
+
+from envsnap.diff import diff_documents
+from envsnap.diff.report import Report, report_schema_text
+from envsnap.render.findings import RENDERERS, render_table
+from tests.helpers import FIXTURES, REPO_ROOT
+from tests.scenarios.cases import CASES
+
+SNAPSHOTS = FIXTURES / "manifests" / "snapshots"
+SCHEMA_FILE = REPO_ROOT / "schemas" / "diff-report.v1.json"
+
+
+def _report() -> Report:
+    case = next(c for c in CASES if c.id == "micro-batch")
+    return diff_documents(*case.pair(), label_a="a.json", label_b="b.json")
+
+
+RENDERED = {
+    "table": lambda r: render_table(r, color=False),
+    "markdown": RENDERERS["markdown"],
+    "json": RENDERERS["json"],
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(RENDERED))
+def test_snapshot(fmt: str) -> None:
+    text = RENDERED[fmt](_report())
+    path = SNAPSHOTS / f"micro-batch.{fmt}.txt"
+    if os.environ.get("ENVSNAP_UPDATE_SNAPSHOTS"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_table_starts_with_the_verdict_and_has_no_colour_when_asked() -> None:
+    report = _report()
+    text = render_table(report, color=False)
+    assert text.splitlines()[0] == report.summary.verdict
+    assert "\x1b[" not in text
+    assert "\x1b[" in render_table(report, color=True)
+
+
+def test_json_follows_the_published_schema() -> None:
+    document = json.loads(RENDERERS["json"](_report()))
+    jsonschema.validate(document, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+    assert [f["rank"] for f in document["findings"]] == list(
+        range(1, len(document["findings"]) + 1)
+    )
+    assert set(document["findings"][0]) >= {
+        "rank",
+        "rule",
+        "severity",
+        "category",
+        "path",
+        "a",
+        "b",
+        "title",
+        "why",
+        "fix",
+        "refs",
+    }
+
+
+def test_report_schema_file_matches_models() -> None:
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == report_schema_text(), (
+        "schemas/diff-report.v1.json is stale: run `envsnap diff --schema > "
+        "schemas/diff-report.v1.json`"
+    )
+
+
+def test_empty_report_renders() -> None:
+    case = next(c for c in CASES if c.id == "hostname-only")
+    doc_a, _ = case.pair()
+    report = diff_documents(doc_a, doc_a)
+    for render in RENDERED.values():
+        assert report.summary.verdict in render(report).replace("\\|", "|")
