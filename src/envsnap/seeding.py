@@ -1,25 +1,6 @@
 """Public path of `envsnap.training.seeding` (kept so that `from envsnap.seeding import ...` works)."""
 
-from envsnap.training.seeding import (
-    CUBLAS_CONFIGS,
-    LEVELS,
-    STATE_FORMAT,
-    DeterminismWarning,
-    SeedManager,
-    WorkerSeeder,
-    derive_seed,
-    deterministic,
-    last_applied,
-)
+from envsnap.training import seeding as _home
+from envsnap.training.seeding import *  # noqa: F403
 
-__all__ = [
-    "CUBLAS_CONFIGS",
-    "LEVELS",
-    "STATE_FORMAT",
-    "DeterminismWarning",
-    "SeedManager",
-    "WorkerSeeder",
-    "derive_seed",
-    "deterministic",
-    "last_applied",
-]
+__all__ = _home.__all__

@@ -1,25 +1,6 @@
 """Public path of `envsnap.training.trace` (kept so that `from envsnap.trace import ...` works)."""
 
-from envsnap.training.trace import (
-    DIGESTS,
-    Diagnosis,
-    Trace,
-    TraceDiff,
-    TraceError,
-    TraceRecorder,
-    compare_traces,
-    digest_tree,
-    read_trace,
-)
+from envsnap.training import trace as _home
+from envsnap.training.trace import *  # noqa: F403
 
-__all__ = [
-    "DIGESTS",
-    "Diagnosis",
-    "Trace",
-    "TraceDiff",
-    "TraceError",
-    "TraceRecorder",
-    "compare_traces",
-    "digest_tree",
-    "read_trace",
-]
+__all__ = _home.__all__
