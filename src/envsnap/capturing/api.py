@@ -12,9 +12,12 @@ import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envsnap.manifest.model import CollectorRecord, Manifest, RunInfo, ToolInfo
+
+if TYPE_CHECKING:
+    from envsnap.capturing.config import CaptureConfig
 
 logger = logging.getLogger("envsnap")
 
@@ -67,20 +70,9 @@ def capture(
     }
     started = time.perf_counter()
     try:
-        from envsnap.capturing.config import CaptureConfig, discover_config
         from envsnap.capturing.run import capture_process
-        from envsnap.errors import ConfigError
 
-        try:
-            config = discover_config(Path.cwd())
-        except ConfigError as exc:
-            # A typo in the config file must not cost the job its manifest: capture with the
-            # defaults and say why in the manifest.
-            logger.warning("envsnap: %s; capturing with the default configuration", exc)
-            config = CaptureConfig()
-            extra = {**(extra or {}), "config_error": str(exc)}
-        if budget_s is not None:
-            config = config.with_overrides(budget_s=budget_s)
+        config, extra = _job_config(budget_s, extra)
         manifest = capture_process(
             config=config,
             only=only,
@@ -101,6 +93,28 @@ def capture(
         except OSError as exc:
             logger.warning("envsnap: could not write %s: %s", path, exc)
     return manifest
+
+
+def _job_config(
+    budget_s: float | None, extra: dict[str, Any] | None
+) -> tuple[CaptureConfig, dict[str, Any] | None]:
+    """The job's capture config, and `extra` with the config error when there is one.
+
+    A typo in the config file must not cost the job its manifest: the capture then runs with
+    the defaults and the manifest says why.
+    """
+    from envsnap.capturing.config import CaptureConfig, discover_config
+    from envsnap.errors import ConfigError
+
+    try:
+        config = discover_config(Path.cwd())
+    except ConfigError as exc:
+        logger.warning("envsnap: %s; capturing with the default configuration", exc)
+        config = CaptureConfig()
+        extra = {**(extra or {}), "config_error": str(exc)}
+    if budget_s is not None:
+        config = config.with_overrides(budget_s=budget_s)
+    return config, extra
 
 
 def load(path: str | os.PathLike[str]) -> Manifest:

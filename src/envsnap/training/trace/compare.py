@@ -162,32 +162,14 @@ def compare_traces(
     previous: int | None = None
     max_rel: float | None = None
     for update in updates:
-        line_a, line_b = a.updates[update], b.updates[update]
-        diffs: list[FieldDiff] = []
-        breach = False
-        for name, group in FIELDS:
-            value_a = _getter(name, skipped_a)(line_a)
-            value_b = _getter(name, skipped_b)(line_b)
-            if value_a is None or value_b is None:
-                if (value_a is None) != (value_b is None):
-                    not_compared.add(name)
-                continue
-            status = _status(name, value_a, value_b, rtol, atol)
-            if name == "loss":
-                max_rel = max(max_rel or 0.0, _relative(value_a, value_b))  # type: ignore[arg-type]
-            if status == "equal":
-                continue
-            diffs.append(
-                FieldDiff(
-                    field=name,
-                    group=group,
-                    a=value_a,
-                    b=value_b,
-                    within_tolerance=status == "close",
-                )
-            )
-            if mode == "bitwise" or (status == "differs" and name not in FLOAT_STATE):
-                breach = True
+        diffs, breach, loss_rel = _compare_update(
+            (a.updates[update], skipped_a),
+            (b.updates[update], skipped_b),
+            _Tolerance(mode, rtol, atol),
+            not_compared,
+        )
+        if loss_rel is not None:
+            max_rel = max(max_rel or 0.0, loss_rel)
         if diffs and first is None:
             first = Divergence(
                 update=update,
@@ -217,6 +199,49 @@ def compare_traces(
         diagnosis=diagnose(first, max_rel, rtol) if first else None,
         not_compared=sorted(not_compared),
     )
+
+
+@dataclass(frozen=True)
+class _Tolerance:
+    mode: Mode
+    rtol: float
+    atol: float
+
+
+def _compare_update(
+    side_a: tuple[UpdateLine, dict[int, int]],
+    side_b: tuple[UpdateLine, dict[int, int]],
+    tolerance: _Tolerance,
+    not_compared: set[str],
+) -> tuple[list[FieldDiff], bool, float | None]:
+    """The fields that differ at one update (each side: its line and skipped-update counts),
+    whether any of them breaks the mode, and the loss's relative difference.
+
+    A field recorded on one side only is added to `not_compared`.
+    """
+    diffs: list[FieldDiff] = []
+    breach = False
+    loss_rel: float | None = None
+    for name, group in FIELDS:
+        value_a = _getter(name, side_a[1])(side_a[0])
+        value_b = _getter(name, side_b[1])(side_b[0])
+        if value_a is None or value_b is None:
+            if (value_a is None) != (value_b is None):
+                not_compared.add(name)
+            continue
+        status = _status(name, value_a, value_b, tolerance.rtol, tolerance.atol)
+        if name == "loss":
+            loss_rel = _relative(value_a, value_b)  # type: ignore[arg-type]
+        if status == "equal":
+            continue
+        diffs.append(
+            FieldDiff(
+                field=name, group=group, a=value_a, b=value_b, within_tolerance=status == "close"
+            )
+        )
+        if tolerance.mode == "bitwise" or (status == "differs" and name not in FLOAT_STATE):
+            breach = True
+    return diffs, breach, loss_rel
 
 
 def _relative(a: float | str, b: float | str) -> float:
