@@ -53,6 +53,15 @@ def _model_facts(model: Any, section: PrecisionSection) -> None:
     section.buffers = dtype_histogram(model.buffers())
     section.grads = dtype_histogram(p.grad for p in params if p.grad is not None)
     section.trainable_elements = sum(int(p.numel()) for p in params if p.requires_grad)
+    section.device = model_device(params)
+
+
+def model_device(params: Iterable[Any]) -> str | None:
+    """The device type the parameters live on: where the model's math runs."""
+    kinds = {str(getattr(getattr(p, "device", None), "type", "")) for p in params} - {""}
+    if not kinds:
+        return None
+    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 def _autocast(torch: Any) -> dict[str, AutocastState]:

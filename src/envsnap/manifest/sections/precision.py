@@ -134,6 +134,11 @@ class PrecisionSection(PrecisionDeclared, Section):
     model_class: str | None = Field(
         default=None, description="Qualified class name of the model object passed in."
     )
+    device: str | None = Field(
+        default=None,
+        description="Device type the model's parameters live on, so where its math runs "
+        "('cuda', 'cpu', 'mps'; 'mixed' when they span several types); null without a model.",
+    )
     autocast: dict[str, AutocastState] = Field(
         default_factory=dict, description="Autocast state at capture, keyed by device type."
     )
