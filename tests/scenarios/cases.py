@@ -157,6 +157,19 @@ CASES: tuple[Case, ...] = (
         a=TF32_ON,
     ),
     Case(
+        "sm-count",
+        "same architecture, fewer SMs, seeded job: CUDA random streams differ",
+        "randomness.cuda-rng-sm-count",
+        edits(("gpu.devices.0.sm_count", 98), ("gpu.devices.1.sm_count", 98)),
+    ),
+    Case(
+        "gpu-vs-cpu",
+        "the model ran on the GPU in A and on the CPU in B: conv TF32 on A only",
+        "precision.tf32-effective",
+        edits(("precision.device", "cpu")),
+        a=edits(("precision.device", "cuda")),
+    ),
+    Case(
         "gpu-sku",
         "A100 80GB -> A100 40GB, same architecture and SMs",
         "hw.gpu-sku",
@@ -605,6 +618,43 @@ CASES: tuple[Case, ...] = (
         "a package installed editable",
         "stack.package-source",
         edits(("packages.installed.numpy.source", "editable")),
+    ),
+    Case(
+        "output-dir",
+        "only the output directory on the command line differs",
+        "noise.argv",
+        edits(
+            (
+                "run.argv",
+                [
+                    "/opt/venv/bin/python",
+                    "train.py",
+                    "--config",
+                    "configs/gpt2.yaml",
+                    "--out",
+                    "runs/a2",
+                ],
+            )
+        ),
+        a=edits(
+            (
+                "run.argv",
+                [
+                    "/opt/venv/bin/python",
+                    "train.py",
+                    "--config",
+                    "configs/gpt2.yaml",
+                    "--out",
+                    "runs/a",
+                ],
+            )
+        ),
+    ),
+    Case(
+        "inductor-cache-dir",
+        "a different Inductor cache directory (a location torch may set itself)",
+        "noise.env",
+        edits(("env.variables.TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_b")),
     ),
     Case(
         "install-path",

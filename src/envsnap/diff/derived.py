@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from envsnap.diff.changes import dotted
@@ -21,7 +21,13 @@ Doc = dict[str, Any]
 
 @dataclass(frozen=True)
 class Hit:
-    """A rule applied at a path, before ranking. `severity` overrides the rule's, per target."""
+    """A rule applied at a path, before grouping and ranking.
+
+    `severity` overrides the rule's, per target; `active` overrides the rule's `latent` (True:
+    the mechanism is shown to act on the run); `component` overrides the one read from the
+    path; `extra` adds evidence beyond (path, a, b); `magnitude` orders equal findings by
+    effect size (a major version step outweighs a patch).
+    """
 
     rule: str
     path: str
@@ -29,6 +35,10 @@ class Hit:
     b: Any = None
     title: str | None = None
     severity: tuple[Severity, Severity, Severity] | None = None
+    active: bool | None = None
+    component: str | None = None
+    extra: tuple[tuple[str, Any, Any], ...] = ()
+    magnitude: int = 0
 
 
 def get(doc: Doc, dotted_path: str) -> Any:
@@ -81,37 +91,6 @@ FLIPS: tuple[tuple[str, str, str], ...] = (
     ("numpy", "1.25", "flip.numpy-1.25-argsort"),
     ("tokenizers", "0.19.1", "flip.tokenizers-0.19.1"),
 )
-
-
-# Rules about TF32 settings: they matter only where a GPU can run TF32 (numerics.md rule 3).
-TF32_RULES = frozenset(
-    {
-        "flip.torch-1.12-tf32",
-        "flip.torch-2.9-fp32-precision",
-        "precision.tf32-matmul",
-        "precision.tf32-conv",
-        "precision.tf32-override",
-    }
-)
-_LOW: tuple[Severity, Severity, Severity] = ("low", "low", "low")
-
-
-def _tf32_gpu(doc: Doc) -> bool | None:
-    """Whether this side has a TF32-capable GPU: None when the GPUs are unknown."""
-    devices = get(doc, "gpu.devices")
-    if not isinstance(devices, dict):
-        return None
-    flags = [get(d, "capabilities.tf32") for d in devices.values() if isinstance(d, dict)]
-    if any(flag is None for flag in flags):
-        return None
-    return any(flags)
-
-
-def gate_tf32(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
-    """TF32 setting changes rank low when neither side's GPUs can run TF32 (both known)."""
-    if not (_tf32_gpu(a) is False and _tf32_gpu(b) is False):
-        return hits
-    return [replace(hit, severity=_LOW) if hit.rule in TF32_RULES else hit for hit in hits]
 
 
 def version_flips(a: Doc, b: Doc) -> Iterator[Hit]:
@@ -232,47 +211,6 @@ def bug_windows(a: Doc, b: Doc) -> Iterator[Hit]:
             )
 
 
-# --- precision: TF32 across architectures --------------------------------------------------
-def _archs(doc: Doc) -> list[Any]:
-    devices = get(doc, "gpu.devices")
-    if not isinstance(devices, dict):
-        return []
-    return [d.get("arch") for _, d in sorted(devices.items()) if isinstance(d, dict)]
-
-
-def _tf32_possible(doc: Doc) -> bool:
-    """True when fp32 matmul or conv may run as TF32 on this side (effective state, or flags
-    when the effective state is unknown)."""
-    for family in ("matmul_fp32", "conv_fp32"):
-        if get(doc, f"torch.effective.{family}.tf32") == "yes":
-            return True
-    if get(doc, "torch") is None:
-        # Torch's flags were not captured; cuDNN TF32 is on by default in every release, so any
-        # TF32-capable GPU may run it.
-        devices = get(doc, "gpu.devices")
-        return isinstance(devices, dict) and any(
-            isinstance(d, dict) and get(d, "capabilities.tf32") is True for d in devices.values()
-        )
-    return bool(
-        get(doc, "torch.matmul.allow_tf32")
-        or get(doc, "torch.cudnn.allow_tf32")
-        or get(doc, "torch.matmul.float32_matmul_precision") in ("high", "medium")
-        or "tf32" in (get(doc, "torch.fp32_precision") or {}).values()
-    )
-
-
-def tf32_across_archs(a: Doc, b: Doc) -> Iterator[Hit]:
-    arch_a, arch_b = _archs(a), _archs(b)
-    changed = set(map(str, arch_a)) != set(map(str, arch_b))
-    if arch_a and arch_b and changed and (_tf32_possible(a) or _tf32_possible(b)):
-        yield Hit(
-            "precision.tf32-arch",
-            "gpu.devices",
-            ", ".join(map(str, arch_a)),
-            ", ".join(map(str, arch_b)),
-        )
-
-
 # --- determinism ---------------------------------------------------------------------------
 def determinism(doc: Doc) -> bool | None:
     """True when deterministic settings are all on, False when not, None when unknown."""
@@ -337,17 +275,21 @@ def _is_envsnap_cli(argv: Any) -> bool:
 
 
 def training_argv(a: Doc, b: Doc) -> Iterator[Hit]:
-    """A changed command line of the job itself (not of an `envsnap capture` run)."""
+    """A changed command line of the job itself (not of an `envsnap capture` run), flag by
+    flag: output paths and run names are noise, hyperparameters are semantics."""
+    from envsnap.diff.argv import argv_hits
+
     argv_a, argv_b = get(a, "run.argv"), get(b, "run.argv")
-    if argv_a != argv_b and not (_is_envsnap_cli(argv_a) or _is_envsnap_cli(argv_b)):
-        yield Hit("code.argv", "run.argv", argv_a, argv_b)
+    if argv_a == argv_b or _is_envsnap_cli(argv_a) or _is_envsnap_cli(argv_b):
+        return
+    if isinstance(argv_a, list) and isinstance(argv_b, list):
+        yield from argv_hits(argv_a, argv_b)
 
 
 DERIVED: tuple[Callable[[Doc, Doc], Iterator[Hit]], ...] = (
     version_flips,
     global_batch,
     bug_windows,
-    tf32_across_archs,
     determinism_mismatch,
     training_argv,
 )
@@ -355,4 +297,6 @@ DERIVED: tuple[Callable[[Doc, Doc], Iterator[Hit]], ...] = (
 
 def derived_hits(a: Doc, b: Doc) -> list[Hit]:
     """Every derived hit for the pair."""
-    return [hit for function in DERIVED for hit in function(a, b)]
+    from envsnap.diff.gpu_facts import GPU_DERIVED
+
+    return [hit for function in (*DERIVED, *GPU_DERIVED) for hit in function(a, b)]

@@ -1,8 +1,8 @@
-"""Changes + rules (+ both manifests, for derived facts) -> ranked findings.
+"""Changes + rules (+ both manifests, for derived facts) -> hits -> findings, ranked.
 
-Ranking: severity for the chosen target, then category weight (semantics before noise), then
-catalog order, then path. Every change becomes a finding: an unmatched one falls back to a
-low-severity rule, and a value one side could not capture is ranked by what could hide there.
+Every change becomes a hit: an unmatched one falls back to a low-severity rule, and a value one
+side could not capture is ranked by what could hide there. Hits are grouped into one finding
+per cause (`grouping.py`) and ordered on evidence (`ordering.py`).
 """
 
 from __future__ import annotations
@@ -14,21 +14,37 @@ from functools import cache
 from typing import Any
 
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
+from envsnap.diff.catalog.aliases import names_of
 from envsnap.diff.changes import Change, compute_changes
-from envsnap.diff.derived import Hit, derived_hits, gate_tf32
+from envsnap.diff.derived import Hit, derived_hits
+from envsnap.diff.env_meaning import cannot_act
 from envsnap.diff.findings import make_finding, make_report
+from envsnap.diff.gates import apply_gates
+from envsnap.diff.grouping import (
+    Group,
+    evidence,
+    group_hits,
+    hit_severity,
+    is_active,
+    lead_hit,
+    primary_hit,
+    title_of,
+)
+from envsnap.diff.ordering import Standing
 from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
     SEVERITY_RANK,
     TARGETS,
     Category,
+    Evidence,
     Finding,
     Report,
     Severity,
     Target,
 )
-from envsnap.diff.rules import Rule, RuleIndex
+from envsnap.diff.rules import Rule, RuleIndex, aspects
+from envsnap.diff.versions import STEP_SIZE
 
 INDEX = RuleIndex(CATALOG)
 VALUE_WIDTH = 48
@@ -104,34 +120,20 @@ def hits_for(changes: Iterable[Change], target: Target) -> list[Hit]:
         if change.kind == "uncaptured":
             hits.append(_uncaptured_hit(change))
             continue
-        rules = INDEX.matching(change)
-        if _is_whole_device(change):
-            rules = [*rules, *_rules_inside(change)]
-        rule = INDEX.most_severe(rules, target)
-        hits.append(Hit(rule.id if rule else "fallback", change.dotted, change.a, change.b))
+        if change.path[:2] == ("env", "variables") and cannot_act(change.path[-1]):
+            hits.append(Hit("noise.env", change.dotted, change.a, change.b))
+            continue
+        rule = INDEX.most_severe(INDEX.matching(change), target)
+        hits.append(
+            Hit(
+                rule.id if rule else "fallback",
+                change.dotted,
+                change.a,
+                change.b,
+                magnitude=max((STEP_SIZE.get(kind, 0) for kind in aspects(change)), default=0),
+            )
+        )
     return hits
-
-
-def _is_whole_device(change: Change) -> bool:
-    """A GPU that appears or disappears (gpu.devices.N added or removed)."""
-    value = change.b if change.kind == "added" else change.a
-    return (
-        change.kind in ("added", "removed")
-        and change.path[:2] == ("gpu", "devices")
-        and len(change.path) == 3
-        and isinstance(value, dict)
-    )
-
-
-def _rules_inside(change: Change) -> list[Rule]:
-    """Rules that would fire on the fields of an added or removed object (its architecture,
-    capability...), so losing a GPU ranks like changing one, not like a topology detail."""
-    value = change.b if change.kind == "added" else change.a
-    found: list[Rule] = []
-    for key in sorted(value):
-        probe = Change((*change.path, key), "changed", None, value[key])
-        found.extend(rule for rule in INDEX.matching(probe) if rule.category != "noise")
-    return found
 
 
 def _short(value: Any) -> str:
@@ -150,8 +152,13 @@ def _glob(pattern: str) -> re.Pattern[str]:
 
 
 def is_ignored(rule: str, path: str, patterns: Sequence[re.Pattern[str]]) -> bool:
-    """`--ignore` matches a rule id, a path glob, or a path prefix (a section, a package)."""
-    return any(p.fullmatch(rule) or p.fullmatch(path) or _prefix(p, path) for p in patterns)
+    """`--ignore` matches a rule id (or a former id of it), a path glob, or a path prefix (a
+    section, a package)."""
+    names = names_of(rule)
+    return any(
+        any(p.fullmatch(name) for name in names) or p.fullmatch(path) or _prefix(p, path)
+        for p in patterns
+    )
 
 
 def _prefix(pattern: re.Pattern[str], path: str) -> bool:
@@ -163,20 +170,46 @@ def _prefix(pattern: re.Pattern[str], path: str) -> bool:
 
 
 def _verdict(findings: Sequence[Finding], target: Target) -> str:
+    """The headline: the most likely cause in plain words, then how many others compete."""
     if not findings:
         return "identical conditions: nothing differs"
     top = findings[0]
-    counted = sum(1 for f in findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["high"])
+    if top.severity == "info":
+        return f"no difference expected to change results ({target}); {len(findings)} bookkeeping"
+    others = sum(1 for f in findings[1:] if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["medium"])
+    tail = f"; {others} other finding(s) at medium or above" if others else ""
     if top.severity in ("critical", "high"):
-        return (
-            f"results likely differ ({target}): {counted} finding(s) at high or above; "
-            f"start with {top.title}"
-        )
+        return f"most likely cause ({target}): {top.title}{tail}"
     if top.severity == "medium":
-        return f"results may differ ({target}); start with {top.title}"
-    return (
-        f"no difference expected to change results ({target}); {len(findings)} minor difference(s)"
+        return f"results may differ ({target}); most likely cause: {top.title}{tail}"
+    return f"no difference expected to change results ({target}); minor: {top.title}"
+
+
+def _finding(group: Group, target: Target) -> tuple[Standing, Finding]:
+    lead = lead_hit(group, target)
+    rule = RULES_BY_ID[lead.rule]
+    first = primary_hit(group, lead)
+    severity = max((hit_severity(hit, target) for hit in group.hits), key=SEVERITY_RANK.__getitem__)
+    category = _category_of(lead, target)
+    title = title_of(group, lead) or f"{rule.title}: {_short(first.a)} → {_short(first.b)}"
+    proof = evidence(group, first)
+    standing = Standing(
+        severity=severity,
+        active=is_active(group.hits),
+        specificity=max(RULES_BY_ID[hit.rule].specificity for hit in group.hits),
+        category=category,
+        magnitude=max(hit.magnitude for hit in group.hits),
+        rule=rule.id,
+        path=first.path,
     )
+    finding = make_finding(rule, first, target, category=category, title=title).model_copy(
+        update={
+            "severity": severity,  # the most severe of the cause's hits
+            "evidence": [Evidence(path=path, a=a, b=b) for path, a, b in proof],
+            "rank_reason": standing.reason(target),
+        }
+    )
+    return standing, finding
 
 
 def build_report(
@@ -187,28 +220,11 @@ def build_report(
     label_a: str | None = None,
     label_b: str | None = None,
 ) -> Report:
-    """Turn hits into a ranked report."""
+    """Group hits into findings (one per cause) and rank them on evidence."""
     patterns = [_glob(p) for p in ignore]
-    rows: list[tuple[tuple[int, int, int, str], Finding]] = []
-    for hit in hits:
-        if patterns and is_ignored(hit.rule, hit.path, patterns):
-            continue
-        rule = RULES_BY_ID[hit.rule]
-        finding = make_finding(
-            rule,
-            hit,
-            target,
-            category=_category_of(hit, target),
-            title=hit.title or f"{rule.title}: {_short(hit.a)} → {_short(hit.b)}",
-        )
-        key = (
-            -SEVERITY_RANK[finding.severity],
-            -CATEGORY_WEIGHT[finding.category],
-            INDEX.order[rule.id],
-            hit.path,
-        )
-        rows.append((key, finding))
-    rows.sort(key=lambda row: row[0])
+    kept = [hit for hit in hits if not (patterns and is_ignored(hit.rule, hit.path, patterns))]
+    rows = [_finding(group, target) for group in group_hits(kept)]
+    rows.sort(key=lambda row: row[0].key())
     return make_report(
         "diff",
         target,
@@ -231,5 +247,5 @@ def diff_documents(
     """Compare two manifest documents (their JSON form) and rank every difference."""
     hits = hits_for(compute_changes(doc_a, doc_b), target)
     hits.extend(derived_hits(doc_a, doc_b))
-    hits = gate_tf32(hits, doc_a, doc_b)
+    hits = apply_gates(hits, doc_a, doc_b)
     return build_report(hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b)

@@ -47,6 +47,12 @@ CATEGORY_WEIGHT: dict[str, int] = {
 }
 
 
+class Evidence(Model):
+    path: str = Field(description="Dotted manifest path where the fact was seen.")
+    a: JsonValue = Field(default=None, description="Value on side A.")
+    b: JsonValue = Field(default=None, description="Value on side B.")
+
+
 class Finding(Model):
     rank: int = Field(description="1-based position in the report.")
     rule: str = Field(description="Id of the rule that produced the finding.")
@@ -59,6 +65,16 @@ class Finding(Model):
     why: str = Field(description="Why it can (or cannot) change results.")
     fix: str = Field(description="What to do about it.")
     refs: list[str] = Field(default_factory=list, description="Sources backing the rule.")
+    evidence: list[Evidence] = Field(
+        default_factory=list,
+        description="Every path and value pair behind the finding (one fact may be seen at "
+        "several paths); `path`, `a` and `b` repeat the first.",
+    )
+    rank_reason: str | None = Field(
+        default=None,
+        description="Why the finding ranks where it does: severity for the target, active or "
+        "latent, specificity, effect size.",
+    )
 
 
 class Summary(Model):

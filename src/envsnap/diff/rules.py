@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
 from envsnap.diff.changes import Change, Path
 from envsnap.diff.report import CATEGORY_WEIGHT, SEVERITY_RANK, TARGETS, Category, Severity, Target
@@ -27,6 +28,14 @@ class Rule:
     `severity` is given per reproduction target, in the order (bitwise, close, conclusion).
     Derived rules (`derived=True`) are applied by `derived.py` looking at both manifests at
     once; their `match` lists the paths they read.
+
+    How hits become findings and rank (see `grouping.py` and `ordering.py`):
+    `per` splits a rule's hits into one finding per rule, per component (package, library,
+    variable) or per path; `merge` names a fact several rules describe together (one finding);
+    `specificity` is 0 for a generic change, 1 for a named mechanism or default flip, 2 for a
+    known bug window; `latent` marks a capability or default that is not shown to act;
+    `gpu_only` settings drop to info when neither side ran on a GPU; `primary` lists the path
+    globs whose evidence titles the finding, first match first.
     """
 
     id: str
@@ -39,6 +48,12 @@ class Rule:
     refs: tuple[str, ...]
     when: tuple[str, ...] = ()
     derived: bool = False
+    per: Literal["rule", "component", "path"] = "rule"
+    merge: str | None = None
+    specificity: int = 0
+    latent: bool = False
+    gpu_only: bool = False
+    primary: tuple[str, ...] = ()
 
     def severity_for(self, target: Target) -> Severity:
         return self.severity[TARGETS.index(target)]
@@ -131,14 +146,17 @@ class RuleIndex:
         return noise or found
 
     def most_severe(self, rules: Sequence[Rule], target: Target) -> Rule | None:
-        """The most severe rule for `target`, then the weightier category; catalog order only
-        breaks exact ties."""
+        """The rule that claims a path: most severe for `target`, then the more specific, then
+        the weightier category; catalog order only breaks exact ties between rules that match
+        the same path (it never orders findings)."""
         if not rules:
             return None
         return max(
             rules,
             key=lambda rule: (
                 SEVERITY_RANK[rule.severity_for(target)],
+                rule.specificity,
+                bool(rule.when),
                 CATEGORY_WEIGHT[rule.category],
                 -self.order[rule.id],
             ),

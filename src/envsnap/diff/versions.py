@@ -72,3 +72,15 @@ def within(text: object, low: str | None, high: str | None) -> bool:
     if low is not None and public < Version(low):
         return False
     return not (high is not None and public >= Version(high))
+
+
+# Effect size of a version step, for ordering otherwise equal findings.
+STEP_SIZE: dict[str, int] = {
+    "major": 3,
+    "minor": 2,
+    "patch": 1,
+    "local": 1,
+    "pre": 1,
+    "post": 1,
+    "dev": 1,
+}

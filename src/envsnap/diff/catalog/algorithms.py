@@ -31,6 +31,7 @@ RULES: tuple[Rule, ...] = (
         "runs even on one machine.",
         fix="Set cudnn.benchmark=False for reproducibility comparisons.",
         refs=(f"{NUM} C1", RANDOMNESS_MD),
+        gpu_only=True,
     ),
     Rule(
         id="algo.cudnn-deterministic",
@@ -42,6 +43,8 @@ RULES: tuple[Rule, ...] = (
         "from run to run.",
         fix="Set cudnn.deterministic=True on both sides.",
         refs=(f"{NUM} C2", CUDNN_REPRO),
+        gpu_only=True,
+        merge="determinism",
     ),
     Rule(
         id="algo.deterministic-algorithms",
@@ -60,6 +63,7 @@ RULES: tuple[Rule, ...] = (
             f"{NUM} C3",
             "https://docs.pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html",
         ),
+        merge="determinism",
     ),
     Rule(
         id="algo.cublas-workspace",
@@ -71,6 +75,7 @@ RULES: tuple[Rule, ...] = (
         "variable only acts when set before CUDA initialises.",
         fix="Export CUBLAS_WORKSPACE_CONFIG=:4096:8 in the launcher, before Python starts.",
         refs=(f"{NUM} C4", CUBLAS_REPRO, "pytorch/pytorch#161749"),
+        gpu_only=True,
     ),
     Rule(
         id="algo.cublaslt",
@@ -87,6 +92,7 @@ RULES: tuple[Rule, ...] = (
         "the bias in low precision.",
         fix="Pin preferred_blas_library and the workspace size, or set DISABLE_ADDMM_CUDA_LT=1.",
         refs=(f"{NUM} C5", "pytorch/pytorch#181944", "pytorch/pytorch#180875"),
+        gpu_only=True,
     ),
     Rule(
         id="algo.cudnn-api",
@@ -97,6 +103,7 @@ RULES: tuple[Rule, ...] = (
         why="the v7 and v8 cuDNN APIs (or no cuDNN) pick different algorithms.",
         fix="Treat like a cuDNN version change; record the variables.",
         refs=(f"{NUM} C7", "pytorch/pytorch#91117"),
+        gpu_only=True,
     ),
     Rule(
         id="algo.nccl-algo",
@@ -108,6 +115,7 @@ RULES: tuple[Rule, ...] = (
         "deterministic between calls.",
         fix="Pin NCCL_ALGO (e.g. Ring, or ^NVLS at least) before the first communicator.",
         refs=(f"{NUM} E1", "NVIDIA/nccl#1497", "pytorch/pytorch#156381"),
+        gpu_only=True,
     ),
     Rule(
         id="algo.nccl-protocol",
@@ -118,6 +126,7 @@ RULES: tuple[Rule, ...] = (
         why="channels and tuner plugins change which reduction path each offset takes.",
         fix="Pin NCCL_ALGO/NCCL_PROTO and the channel counts for bitwise comparisons.",
         refs=(f"{NUM} E2", f"{NUM} E3", "NVIDIA/nccl#754", "NVIDIA/nccl#1055"),
+        gpu_only=True,
     ),
     Rule(
         id="algo.compile",
@@ -140,6 +149,7 @@ RULES: tuple[Rule, ...] = (
         "so its summation order (bucket_cap_mb 20 -> 21 changed gradient hashes).",
         fix="Pin bucket_cap_mb, the wrap policy and the parameter order.",
         refs=(f"{NUM} E5", "pytorch/pytorch#30509"),
+        gpu_only=True,
     ),
     Rule(
         id="algo.optimizer-impl",

@@ -8,6 +8,8 @@ from envsnap.diff.rules import Rule
 RULES: tuple[Rule, ...] = (
     Rule(
         id="semantics.global-batch",
+        merge="batch",
+        specificity=1,
         match=("parallel.**",),
         category="semantics",
         severity=("critical", "critical", "critical"),
@@ -21,6 +23,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="semantics.batch-layout",
+        merge="batch",
+        specificity=1,
         match=("parallel.**",),
         category="semantics",
         severity=("high", "high", "medium"),
@@ -34,6 +38,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="bug.transformers-ga-loss",
+        specificity=2,
         match=(f"{PKG}.transformers.version", "parallel.**"),
         category="semantics",
         severity=("critical", "critical", "critical"),
@@ -51,6 +56,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="bug.torch-2.5.0-cudnn-sdpa-h100",
+        specificity=2,
         match=(f"{PKG}.torch.version", "gpu.devices.*.compute_capability"),
         category="algorithm",
         severity=("high", "high", "critical"),
@@ -64,6 +70,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="bug.tokenizers-0.19.0-llama3",
+        specificity=2,
         match=(f"{PKG}.tokenizers.version", "tokenizer.**"),
         category="data",
         severity=("critical", "critical", "high"),
@@ -79,7 +86,10 @@ RULES: tuple[Rule, ...] = (
         match=("gpu.devices.*.arch", "torch.effective.*.tf32"),
         category="precision",
         severity=("high", "high", "medium"),
-        title="GPU architecture changed while fp32 math may run as TF32",
+        merge="tf32",
+        specificity=1,
+        gpu_only=True,
+        title="fp32 math runs as TF32 on both sides, on different architectures",
         why="TF32 keeps 10 mantissa bits (A100 10240^2 matmul: 2.2e-3 relative error vs "
         "3.9e-5 in fp32) and different architectures run different TF32 kernels, so errors "
         "differ by orders of magnitude more than ULP reordering.",
@@ -93,6 +103,8 @@ RULES: tuple[Rule, ...] = (
         match=("torch.effective.*.tf32",),
         category="precision",
         severity=("high", "high", "low"),
+        merge="tf32",
+        specificity=1,
         title="effective TF32 state of fp32 math changed",
         why="whether fp32 matmuls/convolutions actually run on TF32 tensor cores (flags, "
         "overrides and GPU capability combined) changes error by orders of magnitude.",
@@ -102,6 +114,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="algo.determinism-mismatch",
+        merge="determinism",
         match=("torch.deterministic.algorithms", "torch.cudnn.*", "seeds.level"),
         category="randomness",
         severity=("high", "low", "low"),
@@ -115,6 +128,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="flip.torch-1.12-tf32",
+        specificity=1,
         match=(f"{PKG}.torch.version",),
         category="precision",
         severity=("high", "high", "low"),
@@ -123,9 +137,12 @@ RULES: tuple[Rule, ...] = (
         fix="Set torch.backends.cuda.matmul fp32 precision explicitly on both sides.",
         refs=(f"{NUM} B1", CUDA_MD, "pytorch/pytorch#76509"),
         derived=True,
+        merge="tf32",
+        gpu_only=True,
     ),
     Rule(
         id="flip.torch-2.0-foreach",
+        specificity=1,
         match=(f"{PKG}.torch.version",),
         category="algorithm",
         severity=("high", "low", "low"),
@@ -138,6 +155,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="flip.torch-2.5-sdpa",
+        specificity=1,
         match=(f"{PKG}.torch.version",),
         category="algorithm",
         severity=("high", "medium", "medium"),
@@ -150,6 +168,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="flip.torch-2.9-fp32-precision",
+        specificity=1,
         match=(f"{PKG}.torch.version",),
         category="precision",
         severity=("high", "medium", "low"),
@@ -162,6 +181,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="flip.transformers-4.46-ga-loss",
+        specificity=1,
         match=(f"{PKG}.transformers.version",),
         category="semantics",
         severity=("high", "high", "medium"),
@@ -174,6 +194,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="flip.numpy-2.0-nep50",
+        specificity=1,
         match=(f"{PKG}.numpy.version",),
         category="precision",
         severity=("high", "medium", "low"),
@@ -186,6 +207,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="flip.numpy-1.25-argsort",
+        specificity=1,
         match=(f"{PKG}.numpy.version",),
         category="algorithm",
         severity=("high", "low", "low"),
@@ -197,6 +219,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="flip.tokenizers-0.19.1",
+        specificity=1,
         match=(f"{PKG}.tokenizers.version",),
         category="data",
         severity=("high", "high", "medium"),

@@ -53,6 +53,7 @@ RULES: tuple[Rule, ...] = (
         why="with a dirty tree the commit alone no longer identifies the code that ran.",
         fix="Commit before running, or attach the patch (diff_sha256) to the run record.",
         refs=(f"{NUM} J2",),
+        primary=("code.dirty",),
     ),
     Rule(
         id="code.argv",
@@ -75,6 +76,7 @@ RULES: tuple[Rule, ...] = (
         why="values the job attached to the manifest are often configuration.",
         fix="Check whether the value feeds the training run.",
         refs=(f"{NUM} J2",),
+        per="path",
     ),
     Rule(
         id="code.branch",

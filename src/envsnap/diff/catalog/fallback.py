@@ -17,6 +17,7 @@ RULES: tuple[Rule, ...] = (
         fix="Capture the same collectors on both sides (see the collectors records).",
         refs=(f"{NUM} rule 9",),
         derived=True,
+        per="path",
     ),
     Rule(
         id="fallback",
@@ -28,5 +29,6 @@ RULES: tuple[Rule, ...] = (
         fix="Check whether it matters for this job; a rule can be added to the catalog.",
         refs=(),
         derived=True,
+        per="path",
     ),
 )

@@ -7,32 +7,50 @@ from envsnap.diff.rules import Rule
 
 RULES: tuple[Rule, ...] = (
     Rule(
-        id="hw.gpu-arch",
-        match=("gpu.devices.*.{arch,compute_capability}",),
-        category="hardware",
-        severity=("high", "medium", "low"),
-        title="GPU architecture changed",
-        why="different architectures run different kernels; no cuDNN or cuBLAS routine is "
-        "bitwise reproducible across architectures.",
-        fix="Pin the GPU SKU for bitwise comparisons; across architectures compare with "
-        "tolerances and pinned precision flags.",
-        refs=(f"{NUM} A1", CUDNN_REPRO, CUBLAS_REPRO, "pytorch/pytorch#150700"),
-    ),
-    Rule(
-        id="hw.gpu-sku",
+        id="hw.gpu",
         match=(
-            "gpu.devices.*.{name,sm_count,mig_mode}",
+            "gpu.devices.*.{arch,compute_capability,name,sm_count,mig_mode}",
             "gpu.devices.*.mig_devices.**",
             "gpu.devices.*",
             "gpu.device_count",
         ),
         category="hardware",
         severity=("high", "low", "low"),
-        title="GPU model, SM count or MIG slice changed",
-        why="cuBLAS guarantees bitwise results only on GPUs with the same architecture and the "
-        "same number of SMs (H100 SXM 132 vs PCIe 114).",
-        fix="Record SM count and MIG profile; require an exact match for bitwise comparisons.",
-        refs=(f"{NUM} A2", CUBLAS_REPRO, "NVIDIA/cub#108"),
+        title="GPU changed",
+        why="the GPU model, count, SM count or MIG slice differs; what that changes (kernel "
+        "choice, TF32, seeded CUDA random streams) is reported as its own finding.",
+        fix="Pin the GPU SKU and MIG profile for bitwise comparisons; otherwise compare with "
+        "tolerances and pinned precision flags.",
+        refs=(f"{NUM} A1", f"{NUM} A2", CUBLAS_REPRO),
+        primary=("gpu.devices",),
+    ),
+    Rule(
+        id="hw.gpu-kernels",
+        match=("gpu.devices.*.{arch,compute_capability,sm_count,name}",),
+        category="hardware",
+        severity=("high", "low", "low"),
+        title="cuBLAS/cuDNN pick other kernels",
+        why="cuBLAS and cuDNN choose kernels by architecture and SM count; no routine is "
+        "bitwise reproducible across architectures, and cuBLAS only across GPUs with the same "
+        "SM count (H100 SXM 132 vs PCIe 114).",
+        fix="Pin the GPU SKU for bitwise comparisons; across GPUs compare with tolerances.",
+        refs=(f"{NUM} A1", f"{NUM} A2", CUDNN_REPRO, CUBLAS_REPRO, "pytorch/pytorch#150700"),
+        derived=True,
+        specificity=1,
+        gpu_only=True,
+    ),
+    Rule(
+        id="hw.device",
+        match=("precision.device", "torch.cuda_available"),
+        category="hardware",
+        severity=("high", "medium", "low"),
+        title="the job ran on another device type",
+        why="GPU and CPU run entirely different kernels (and the GPU side may run fp32 math as "
+        "TF32, reported on its own).",
+        fix="Compare runs on the same device type; pin fp32 precision on the GPU side.",
+        refs=(f"{NUM} A1", f"{NUM} A3"),
+        derived=True,
+        specificity=1,
     ),
     Rule(
         id="hw.topology",
@@ -53,6 +71,7 @@ RULES: tuple[Rule, ...] = (
         "communication and summation order.",
         fix="Pin the rank mapping and supply NCCL_TOPO_FILE for cross-run bitwise comparisons.",
         refs=(f"{NUM} E4", "NVIDIA/nccl#23", "NVIDIA/nccl#1461"),
+        gpu_only=True,
     ),
     Rule(
         id="hw.cpu-isa",
@@ -97,5 +116,6 @@ RULES: tuple[Rule, ...] = (
         why="these change speed, not arithmetic, except through timing-based autotuning.",
         fix="No action unless cudnn.benchmark or autotuning is on.",
         refs=(f"{NUM} D2",),
+        gpu_only=True,
     ),
 )

@@ -7,6 +7,18 @@ from envsnap.diff.rules import Rule
 
 RULES: tuple[Rule, ...] = (
     Rule(
+        id="noise.argv",
+        match=("run.argv",),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="command line differs only in output paths or run names",
+        why="where outputs, logs and checkpoints go and what the run is called do not change "
+        "what is computed.",
+        fix="None needed.",
+        refs=(),
+        derived=True,
+    ),
+    Rule(
         id="noise.host",
         match=(
             "system.{hostname,memory_total_bytes}",
@@ -47,6 +59,19 @@ RULES: tuple[Rule, ...] = (
         refs=(),
     ),
     Rule(
+        id="noise.env",
+        match=(f"{ENV}.*",),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="environment variable that cannot change results differs",
+        why="it names a location, a log setting or another tool's setting (TF_CLI_CONFIG_FILE "
+        "is Terraform's), whatever prefix it shares with variables that matter.",
+        fix="None needed.",
+        refs=("https://developer.hashicorp.com/terraform/cli/config/environment-variables",),
+        derived=True,
+        per="component",
+    ),
+    Rule(
         id="noise.paths",
         match=(
             "python.{executable,prefix,base_prefix,environment,in_venv,conda_env,compiler}",
@@ -71,7 +96,7 @@ RULES: tuple[Rule, ...] = (
         ),
         category="noise",
         severity=("info", "info", "info"),
-        title="install location or capture context differs",
+        title="install location, cache path or capture context differs",
         why="where things are installed and what the capture could see do not change results "
         "by themselves (the versions are compared separately).",
         fix="None needed.",

@@ -65,6 +65,8 @@ RULES: tuple[Rule, ...] = (
         "setting only acts on GPUs of compute capability 8.0 or newer.",
         fix="Set fp32 precision explicitly in code and log the effective value.",
         refs=(f"{NUM} B1", f"{NUM} B3", CUDA_MD),
+        merge="tf32",
+        gpu_only=True,
     ),
     Rule(
         id="precision.tf32-conv",
@@ -76,6 +78,8 @@ RULES: tuple[Rule, ...] = (
         "conv numerics.",
         fix="Pin torch.backends.cudnn.allow_tf32 (or cudnn.conv.fp32_precision).",
         refs=(f"{NUM} B2", ACCURACY_MD),
+        merge="tf32",
+        gpu_only=True,
     ),
     Rule(
         id="precision.tf32-override",
@@ -95,6 +99,9 @@ RULES: tuple[Rule, ...] = (
             "https://docs.pytorch.org/docs/2.15/cuda_environment_variables.html",
             "Project-MONAI/MONAI#6754",
         ),
+        merge="tf32",
+        specificity=1,
+        gpu_only=True,
     ),
     Rule(
         id="precision.reduced-reduction",
@@ -106,10 +113,26 @@ RULES: tuple[Rule, ...] = (
         "produce inf in fp16.",
         fix="Pin the flags explicitly (tuple form pins split-K too).",
         refs=(f"{NUM} B5", ACCURACY_MD),
+        gpu_only=True,
+    ),
+    Rule(
+        id="precision.tf32-available",
+        match=("gpu.devices.*.capabilities.tf32",),
+        category="precision",
+        severity=("high", "high", "medium"),
+        title="TF32 available on one side only",
+        why="TF32 needs compute capability 8.0 or newer; fp32 math the flags allow to run as "
+        "TF32 keeps 10 mantissa bits on one side and 23 on the other.",
+        fix="Pin fp32 precision explicitly (fp32_precision='ieee' or "
+        "set_float32_matmul_precision('highest')) when comparing across GPUs.",
+        refs=(f"{NUM} A1", f"{NUM} B1", CUDA_MD),
+        merge="tf32",
+        latent=True,
+        gpu_only=True,
     ),
     Rule(
         id="precision.capabilities",
-        match=("gpu.devices.*.capabilities.*",),
+        match=("gpu.devices.*.capabilities.{bf16,fp8,flash_sdpa}",),
         category="precision",
         severity=("high", "medium", "medium"),
         title="GPU precision capabilities changed",
@@ -117,5 +140,7 @@ RULES: tuple[Rule, ...] = (
         "GPU change can switch latent precision settings on or off.",
         fix="Diff the capability-resolved configuration; pin precision explicitly.",
         refs=(f"{NUM} A1", "https://nvidia.github.io/TransformerEngine/support_matrix.html"),
+        latent=True,
+        gpu_only=True,
     ),
 )

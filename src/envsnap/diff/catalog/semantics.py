@@ -33,6 +33,7 @@ RULES: tuple[Rule, ...] = (
         "form each update and how they are weighted.",
         fix="Diff the computed global batch and the LR schedule, not only the knobs.",
         refs=(f"{NUM} F1", f"{NUM} F3", "https://www.deepspeed.ai/docs/config-json/"),
+        merge="batch",
     ),
     Rule(
         id="semantics.hyperparameters",

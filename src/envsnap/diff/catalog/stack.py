@@ -22,6 +22,8 @@ RULES: tuple[Rule, ...] = (
         "toolkits.",
         fix="Pin the full wheel tag and every nvidia-* package version.",
         refs=(f"{NUM} D1", CUBLAS_REPRO, "pytorch/pytorch#114952"),
+        gpu_only=True,
+        primary=(f"{PKG}.torch.version",),
     ),
     Rule(
         id="stack.cuda-toolkit",
@@ -38,6 +40,7 @@ RULES: tuple[Rule, ...] = (
         "wheel's CUDA variant changes every vendored library.",
         fix="Pin the CUDA variant of torch and log torch.version.cuda.",
         refs=(f"{NUM} D1", CUBLAS_REPRO),
+        gpu_only=True,
     ),
     Rule(
         id="stack.cudnn",
@@ -54,6 +57,7 @@ RULES: tuple[Rule, ...] = (
         "mismatches); reproducibility is promised only within a version.",
         fix="Pin the cuDNN wheel and record torch.backends.cudnn.version() at run time.",
         refs=(f"{NUM} C6", CUDNN_REPRO, "pytorch/pytorch#127984"),
+        gpu_only=True,
     ),
     Rule(
         id="stack.cublas",
@@ -68,6 +72,7 @@ RULES: tuple[Rule, ...] = (
         why="cuBLAS guarantees bitwise results only for the same toolkit version.",
         fix="Pin nvidia-cublas with the torch wheel.",
         refs=(f"{NUM} D1", CUBLAS_REPRO),
+        gpu_only=True,
     ),
     Rule(
         id="stack.nccl",
@@ -84,6 +89,7 @@ RULES: tuple[Rule, ...] = (
         "reduction order.",
         fix="Pin NCCL, or pin NCCL_ALGO/NCCL_PROTO so tuners cannot choose.",
         refs=(f"{NUM} E3", "aws/aws-ofi-nccl#1394"),
+        gpu_only=True,
     ),
     Rule(
         id="stack.torch",
@@ -102,6 +108,7 @@ RULES: tuple[Rule, ...] = (
         "kernels change (see the version flips reported with it).",
         fix="Pin the exact torch version and CUDA variant.",
         refs=(f"{NUM} J1", RANDOMNESS_MD, "pytorch/pytorch#157274"),
+        primary=(f"{PKG}.torch.version",),
     ),
     Rule(
         id="stack.framework",
@@ -119,6 +126,7 @@ RULES: tuple[Rule, ...] = (
         "determinism helpers.",
         fix="Pin framework versions and record resolved trainer arguments.",
         refs=(f"{NUM} J2", f"{NUM} G5"),
+        per="component",
     ),
     Rule(
         id="stack.numpy",
@@ -145,6 +153,8 @@ RULES: tuple[Rule, ...] = (
         why="vendored CUDA libraries (cuFFT, cuSPARSE, cuRAND...) change kernels between releases.",
         fix="Pin every nvidia-* package with the torch wheel.",
         refs=(f"{NUM} D1",),
+        gpu_only=True,
+        per="component",
     ),
     Rule(
         id="stack.library-path",
@@ -176,6 +186,7 @@ RULES: tuple[Rule, ...] = (
         "all-reduce, PTX JIT of kernels newer than the wheel, or timing-based autotuning.",
         fix="Record it; raise it only when NVLS, PTX-JIT or autotuning are in use.",
         refs=(f"{NUM} D2", "NVIDIA/nccl#1497"),
+        gpu_only=True,
     ),
     Rule(
         id="stack.package-major",
@@ -188,6 +199,7 @@ RULES: tuple[Rule, ...] = (
         "defaults used by the job.",
         fix="Pin it if the job calls it in the training or data path.",
         refs=(f"{NUM} J2",),
+        per="component",
     ),
     Rule(
         id="stack.package",
@@ -198,6 +210,7 @@ RULES: tuple[Rule, ...] = (
         why="an unrelated package's minor or patch release is unlikely to change results.",
         fix="Pin it in the lock file to keep environments identical.",
         refs=(f"{NUM} J2",),
+        per="component",
     ),
     Rule(
         id="stack.package-source",
@@ -208,5 +221,6 @@ RULES: tuple[Rule, ...] = (
         why="an editable, VCS or shadowed copy may not be the code the version string names.",
         fix="Install from the index, or record the commit.",
         refs=(f"{NUM} J2",),
+        per="component",
     ),
 )

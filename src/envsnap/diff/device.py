@@ -1,0 +1,108 @@
+"""Where the job ran, and what that makes of fp32 math, per side.
+
+In-job captures record the device of the model's parameters (`precision.device`). Imported
+records state only whether CUDA was available (`Is CUDA available` in a collect_env report,
+`torch.cuda_available` in other records); that is taken as where the job ran. A side with a
+GPU section and no devices ran on the CPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from envsnap.diff.versions import within
+
+Doc = dict[str, Any]
+Tri = Literal["yes", "no", "unknown"]
+
+
+def _get(doc: Doc, dotted: str) -> Any:
+    node: Any = doc
+    for part in dotted.split("."):
+        if not isinstance(node, dict):
+            return None
+        node = node.get(part)
+    return node
+
+
+def job_device(doc: Doc) -> str | None:
+    """'cuda', 'cpu', 'mps', 'mixed'..., or None when the record does not say."""
+    recorded = _get(doc, "precision.device")
+    if isinstance(recorded, str) and recorded:
+        return recorded.split(":", 1)[0]
+    for path in ("extra.imported_facts.is_cuda_available", "torch.cuda_available"):
+        available = _get(doc, path)
+        if isinstance(available, bool):
+            return "cuda" if available else "cpu"
+    devices = _get(doc, "gpu.devices")
+    if isinstance(doc.get("gpu"), dict) and isinstance(devices, dict) and not devices:
+        return "cpu"
+    return None
+
+
+def devices(doc: Doc) -> list[dict[str, Any]]:
+    """The side's GPUs, in index order."""
+    found = _get(doc, "gpu.devices")
+    if not isinstance(found, dict):
+        return []
+    return [found[key] for key in sorted(found, key=str) if isinstance(found[key], dict)]
+
+
+def gpu_in_use(doc: Doc) -> bool | None:
+    """True when the job's math ran on a GPU, False when it did not, None when unknown."""
+    device = job_device(doc)
+    if device is not None:
+        return device == "cuda"
+    return True if devices(doc) else None
+
+
+def tf32_gpu(doc: Doc) -> bool | None:
+    flags = [_get(d, "capabilities.tf32") for d in devices(doc)]
+    if not flags or any(flag is None for flag in flags):
+        return None
+    return any(flags)
+
+
+def recorded_tf32(doc: Doc) -> bool:
+    """True when torch's flags were recorded on this side (not inferred from defaults)."""
+    return isinstance(doc.get("torch"), dict)
+
+
+def _flag_tf32(doc: Doc, family: str) -> Tri:
+    """Whether torch's flags let fp32 matmul ('matmul') or conv ('conv') use TF32."""
+    effective = _get(doc, f"torch.effective.{family}_fp32.tf32")
+    if effective in ("yes", "no"):
+        return "yes" if effective == "yes" else "no"
+    if not recorded_tf32(doc):
+        if family == "conv":
+            return "yes"  # cuDNN TF32 is on by default in every release
+        # allow_tf32 for matmuls defaulted to True in torch 1.7-1.11 (pytorch/pytorch#76509).
+        version = _get(doc, "cuda_stack.torch_version") or _get(doc, "torch.version")
+        if version is None:
+            return "unknown"
+        return "yes" if within(version, "1.7", "1.12") else "no"
+    if family == "matmul":
+        precision = _get(doc, "torch.matmul.float32_matmul_precision")
+        on = _get(doc, "torch.matmul.allow_tf32") or precision in ("high", "medium")
+    else:
+        on = _get(doc, "torch.cudnn.allow_tf32")
+    return "yes" if on else "no"
+
+
+def effective_tf32(doc: Doc, family: str) -> Tri:
+    """Whether fp32 `family` math ran as TF32 on this side: the device, the GPU's capability,
+    the override variables and torch's flags combined."""
+    if gpu_in_use(doc) is False:
+        return "no"
+    capable = tf32_gpu(doc)
+    if capable is False:
+        return "no"
+    override = _get(doc, "env.variables.NVIDIA_TF32_OVERRIDE")
+    if override == "0":
+        return "no"
+    flag = _flag_tf32(doc, family)
+    if family == "matmul" and _get(doc, "env.variables.TORCH_ALLOW_TF32_CUBLAS_OVERRIDE") == "1":
+        flag = "yes"
+    if capable is None and flag == "yes":
+        return "unknown"
+    return flag

@@ -1,0 +1,192 @@
+"""Derived findings about the GPUs and where the math ran: one finding for the hardware, one per
+distinct consequence (kernel choice, TF32, seeded CUDA random streams, GPU vs CPU)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from envsnap.diff.derived import Hit
+from envsnap.diff.device import devices, effective_tf32, gpu_in_use, job_device, recorded_tf32
+from envsnap.diff.report import Severity
+
+Doc = dict[str, Any]
+_SHORT = ("NVIDIA ", "GeForce ", "Tesla ")
+
+
+def _short_name(name: Any) -> str:
+    text = str(name or "unknown GPU")
+    for prefix in _SHORT:
+        text = text.replace(prefix, "")
+    return text.strip()
+
+
+def _sm(cc: Any) -> str:
+    return "sm_" + str(cc).replace(".", "") if cc else "sm_?"
+
+
+def _one(device: dict[str, Any]) -> str:
+    details = [str(device.get("arch") or "?") + " " + _sm(device.get("compute_capability"))]
+    if isinstance(device.get("sm_count"), int):
+        details.append(f"{device['sm_count']} SMs")
+    return f"{_short_name(device.get('name'))} ({', '.join(details)})"
+
+
+def describe(doc: Doc) -> str:
+    """'4× RTX A4000 (Ampere sm_86, 48 SMs)'; several models are joined with ' + '."""
+    found = devices(doc)
+    if not found:
+        return "no GPU"
+    counts: dict[str, int] = {}
+    for device in found:
+        key = _one(device)
+        counts[key] = counts.get(key, 0) + 1
+    return " + ".join(f"{count}× {text}" for text, count in counts.items())
+
+
+def _first(doc: Doc, key: str) -> Any:
+    found = devices(doc)
+    return found[0].get(key) if found else None
+
+
+def gpu_change(a: Doc, b: Doc) -> Iterator[Hit]:
+    """The GPU identity as one finding, and the kernel choice that follows from it."""
+    if not (devices(a) or devices(b)) or not (
+        isinstance(a.get("gpu"), dict) and isinstance(b.get("gpu"), dict)
+    ):
+        return
+    desc_a, desc_b = describe(a), describe(b)
+    if desc_a == desc_b:
+        return
+    # Losing every GPU moves the job's math to another device altogether.
+    lost: tuple[Severity, Severity, Severity] | None = (
+        ("high", "medium", "low") if not (devices(a) and devices(b)) else None
+    )
+    yield Hit(
+        "hw.gpu",
+        "gpu.devices",
+        desc_a,
+        desc_b,
+        title=f"GPU changed: {desc_a} → {desc_b}",
+        severity=lost,
+    )
+    if not (devices(a) and devices(b)) or False in (gpu_in_use(a), gpu_in_use(b)):
+        return
+    cc_a, cc_b = _first(a, "compute_capability"), _first(b, "compute_capability")
+    sms_a, sms_b = _first(a, "sm_count"), _first(b, "sm_count")
+    names = (_first(a, "name"), _first(b, "name"))
+    if cc_a != cc_b:
+        yield Hit(
+            "hw.gpu-kernels",
+            "gpu.devices.0.compute_capability",
+            cc_a,
+            cc_b,
+            title=f"cuBLAS/cuDNN pick other kernels: {_sm(cc_a)} → {_sm(cc_b)}",
+            severity=("high", "medium", "low"),
+        )
+    elif isinstance(sms_a, int) and isinstance(sms_b, int):
+        if sms_a != sms_b:
+            yield Hit(
+                "hw.gpu-kernels",
+                "gpu.devices.0.sm_count",
+                sms_a,
+                sms_b,
+                title=f"cuBLAS/cuDNN pick other kernels: {sms_a} → {sms_b} SMs",
+            )
+    elif names[0] != names[1]:
+        yield Hit(
+            "hw.gpu-kernels",
+            "gpu.devices.0.name",
+            names[0],
+            names[1],
+            title=f"cuBLAS/cuDNN may pick other kernels: {_short_name(names[0])} → "
+            f"{_short_name(names[1])} (same architecture, SM count not recorded)",
+        )
+
+
+def _seeded(doc: Doc) -> bool:
+    seeds = doc.get("seeds")
+    return isinstance(seeds, dict) and (
+        seeds.get("master_seed") is not None or bool(seeds.get("seeded"))
+    )
+
+
+def cuda_rng_streams(a: Doc, b: Doc) -> Iterator[Hit]:
+    """Philox offsets of CUDA random kernels follow the launch grid, which is capped by the SM
+    count: the same seed draws other numbers on GPUs with other SM counts."""
+    if not (devices(a) and devices(b)) or False in (gpu_in_use(a), gpu_in_use(b)):
+        return
+    sms_a, sms_b = _first(a, "sm_count"), _first(b, "sm_count")
+    if isinstance(sms_a, int) and isinstance(sms_b, int):
+        if sms_a == sms_b:
+            return
+        title = f"seeded CUDA random streams differ: {sms_a} → {sms_b} SMs"
+    elif _first(a, "name") != _first(b, "name"):
+        title = "seeded CUDA random streams may differ: GPU model changed, SM count not recorded"
+    else:
+        return
+    yield Hit(
+        "randomness.cuda-rng-sm-count",
+        "gpu.devices.0.sm_count",
+        sms_a,
+        sms_b,
+        title=title,
+        active=_seeded(a) or _seeded(b),
+    )
+
+
+def device_change(a: Doc, b: Doc) -> Iterator[Hit]:
+    """The job's math ran on different device types (GPU on one side, CPU on the other)."""
+    device_a, device_b = job_device(a), job_device(b)
+    if device_a is not None and device_b is not None and device_a != device_b:
+        yield Hit(
+            "hw.device",
+            "precision.device",
+            device_a,
+            device_b,
+            title=f"the job ran on {device_a.upper()} in A and on {device_b.upper()} in B",
+        )
+
+
+def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
+    """fp32 matmul or convolution runs as TF32 on one side only; or on both, on different
+    architectures."""
+    for family, noun in (("matmul", "matmuls"), ("conv", "convolutions")):
+        ea, eb = effective_tf32(a, family), effective_tf32(b, family)
+        path = f"torch.effective.{family}_fp32.tf32"
+        if {ea, eb} == {"yes", "no"}:
+            on = a if ea == "yes" else b
+            yield Hit(
+                "precision.tf32-effective",
+                path,
+                ea,
+                eb,
+                title=f"fp32 {noun} run as TF32 on {'A' if ea == 'yes' else 'B'} only"
+                f"{_tf32_reason(a, b)}",
+                # Inferred from torch's defaults, TF32 is possible but not shown to run.
+                active=recorded_tf32(on),
+            )
+        elif ea == eb == "yes" and _first(a, "arch") != _first(b, "arch"):
+            yield Hit(
+                "precision.tf32-arch",
+                path,
+                _first(a, "arch"),
+                _first(b, "arch"),
+                title=f"fp32 {noun} run as TF32 on both sides, on different architectures",
+                active=recorded_tf32(a) and recorded_tf32(b),
+            )
+
+
+def _tf32_reason(a: Doc, b: Doc) -> str:
+    if job_device(a) != job_device(b) and None not in (job_device(a), job_device(b)):
+        return " (GPU vs CPU)"
+    caps = [
+        {d.get("capabilities", {}).get("tf32") for d in devices(doc) if isinstance(d, dict)}
+        for doc in (a, b)
+    ]
+    if caps[0] != caps[1]:
+        return " (TF32-capable GPU on one side only)"
+    return ""
+
+
+GPU_DERIVED = (gpu_change, cuda_rng_streams, device_change, tf32_sides)

@@ -1,0 +1,140 @@
+"""Hits -> findings: one finding per cause, not per path.
+
+A fact seen at several paths (the torch version in `packages`, `cuda_stack` and `torch`) is
+one finding; so is every path one mechanism reads (a dirty tree's flag, patch digest and size).
+Rules split their hits per component only where components are separate causes (two packages
+upgraded are two findings). The finding keeps every path and value as evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from envsnap.diff.catalog import RULES_BY_ID
+from envsnap.diff.derived import Hit
+from envsnap.diff.report import SEVERITY_RANK, TARGETS, Severity, Target
+from envsnap.diff.rules import Rule
+
+# Paths that name the torch release outside `packages.installed.torch`.
+_TORCH_PATHS = frozenset(
+    {
+        "cuda_stack.torch_version",
+        "cuda_stack.torch_git_version",
+        "torch.version",
+        "torch.git_version",
+    }
+)
+_COMPONENT = (
+    (re.compile(r"packages\.installed\.([^.\[]+|\[\"[^\"]+\"\])"), 1),
+    (re.compile(r"cuda_stack\.libraries\.([^.\[]+)"), 1),
+    (re.compile(r"env\.variables\.([^.\[]+)"), 1),
+)
+
+
+def component(path: str) -> str:
+    """The thing a path is about: a package, a CUDA library, a variable, or the path itself."""
+    if path in _TORCH_PATHS:
+        return "torch"
+    if path == "torch.cudnn.version":
+        return "cudnn"
+    if path == "torch.nccl_version":
+        return "nccl"
+    for pattern, group in _COMPONENT:
+        match = pattern.match(path)
+        if match:
+            return match.group(group).strip('["]')
+    return path
+
+
+@dataclass
+class Group:
+    """The hits behind one finding, in the order they were found."""
+
+    key: tuple[str, str]
+    hits: list[Hit] = field(default_factory=list)
+
+    def rules(self) -> list[Rule]:
+        return [RULES_BY_ID[hit.rule] for hit in self.hits]
+
+
+def _key(hit: Hit) -> tuple[str, str]:
+    rule = RULES_BY_ID[hit.rule]
+    name = rule.merge or rule.id
+    if rule.per == "path":
+        return name, hit.path
+    if rule.per == "component":
+        return name, hit.component or component(hit.path)
+    return name, hit.component or ""
+
+
+def group_hits(hits: Iterable[Hit]) -> list[Group]:
+    """Hits gathered into findings, in order of first appearance."""
+    groups: dict[tuple[str, str], Group] = {}
+    for hit in hits:
+        key = _key(hit)
+        groups.setdefault(key, Group(key)).hits.append(hit)
+    return list(groups.values())
+
+
+def hit_severity(hit: Hit, target: Target) -> Severity:
+    return (hit.severity or RULES_BY_ID[hit.rule].severity)[TARGETS.index(target)]
+
+
+def lead_hit(group: Group, target: Target) -> Hit:
+    """The hit whose rule names the finding: the most severe, then the most specific, then
+    the setting that changed (a path, untitled) before a derived summary; the first found
+    breaks ties."""
+    return max(
+        group.hits,
+        key=lambda hit: (
+            SEVERITY_RANK[hit_severity(hit, target)],
+            RULES_BY_ID[hit.rule].specificity,
+            not RULES_BY_ID[hit.rule].derived,
+            hit.title is None,
+        ),
+    )
+
+
+def title_of(group: Group, lead: Hit) -> str | None:
+    """The lead's own title, else the title of another hit of the same rule."""
+    if lead.title is not None:
+        return lead.title
+    return next((h.title for h in group.hits if h.rule == lead.rule and h.title), None)
+
+
+@cache
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if c == "*" else re.escape(c) for c in pattern))
+
+
+def primary_hit(group: Group, lead: Hit) -> Hit:
+    """The hit that titles the finding: the lead rule's first `primary` glob that matches,
+    else the lead itself."""
+    for pattern in RULES_BY_ID[lead.rule].primary:
+        for hit in group.hits:
+            if _glob(pattern).fullmatch(hit.path):
+                return hit
+    return lead
+
+
+def evidence(group: Group, first: Hit) -> list[tuple[str, Any, Any]]:
+    """Every distinct (path, a, b), the titling hit first."""
+    seen: set[str] = set()
+    out: list[tuple[str, Any, Any]] = []
+    for hit in [first, *group.hits]:
+        for path, a, b in ((hit.path, hit.a, hit.b), *hit.extra):
+            if path not in seen:
+                seen.add(path)
+                out.append((path, a, b))
+    return out
+
+
+def is_active(hits: Sequence[Hit]) -> bool:
+    """True when any hit shows its mechanism acting on the run."""
+    return any(
+        hit.active if hit.active is not None else not RULES_BY_ID[hit.rule].latent for hit in hits
+    )
