@@ -151,10 +151,10 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "h100-a100-tf32",
-        "A100 -> H100 with TF32 allowed: TF32 kernels differ by arch",
+        "A100 -> H100 with TF32 allowed, unseeded job: TF32 kernels differ by arch",
         "precision.tf32-arch",
         H100,
-        a=TF32_ON,
+        a=chain(TF32_ON, edits(("seeds.master_seed", None), ("seeds.seeded", []))),
     ),
     Case(
         "sm-count",
@@ -369,6 +369,20 @@ CASES: tuple[Case, ...] = (
         a=chain(H100, torch_version("2.4.1+cu121")),
     ),
     Case(
+        "torch-2.10-2.11",
+        "torch 2.10 -> 2.11: cuDNN attention dispatched by default on Hopper",
+        "flip.torch-2.11-cudnn-sdpa",
+        torch_version("2.11.0+cu128"),
+        a=chain(H100, torch_version("2.10.0+cu128")),
+    ),
+    Case(
+        "pillow-7",
+        "Pillow 6.2 -> 7.0: resize resampling default changed",
+        "stack.preprocessing",
+        package("pillow", "7.0.0"),
+        a=package("pillow", "6.2.2"),
+    ),
+    Case(
         "torch-2.5.1-a100",
         "torch 2.4.1 -> 2.5.1 on A100: SDPA defaults flipped",
         "flip.torch-2.5-sdpa",
@@ -506,8 +520,8 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "numpy-1.25",
-        "numpy 1.24 -> 1.25 (SIMD argsort flip reported below it)",
-        "stack.numpy",
+        "numpy 1.24 -> 1.25: the SIMD argsort flip is more specific than the version change",
+        "flip.numpy-1.25-argsort",
         package("numpy", "1.25.2"),
         a=package("numpy", "1.24.4"),
     ),

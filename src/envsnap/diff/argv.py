@@ -25,6 +25,7 @@ _NAME_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|num_workers_log|print_freq|resume(_from_checkpoint)?|port|master_port|host",
         ),
         ("randomness.seed", r"(\w+_)?seed"),
+        ("semantics.parallel", r"(dist_)?backend|world_size|nproc_per_node|nnodes|strategy"),
         ("semantics.batch", r"\w*batch\w*|bs|(gradient_|grad_)?accum\w*"),
         ("precision.amp", r"precision|fp16|bf16|amp|mixed_precision|dtype|half|tf32|amp_level"),
         (

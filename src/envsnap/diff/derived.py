@@ -86,6 +86,7 @@ FLIPS: tuple[tuple[str, str, str], ...] = (
     ("torch", "2.0", "flip.torch-2.0-foreach"),
     ("torch", "2.5", "flip.torch-2.5-sdpa"),
     ("torch", "2.9", "flip.torch-2.9-fp32-precision"),
+    ("torch", "2.11", "flip.torch-2.11-cudnn-sdpa"),
     ("transformers", "4.46", "flip.transformers-4.46-ga-loss"),
     ("numpy", "2.0", "flip.numpy-2.0-nep50"),
     ("numpy", "1.25", "flip.numpy-1.25-argsort"),
@@ -165,7 +166,11 @@ def _accumulation(doc: Doc) -> int | None:
 # --- known bug windows (reported when the window holds on exactly one side) ---------------
 def _in_ga_window(doc: Doc) -> bool:
     accum = _accumulation(doc)
-    return within(version_of(doc, "transformers"), None, "4.46") and (accum or 1) > 1
+    version = version_of(doc, "transformers")
+    # Averaged micro-batch means before 4.46; loss scaled with the steps in 4.47.0
+    # (huggingface/transformers#35438).
+    buggy = within(version, None, "4.46") or within(version, "4.47.0", "4.47.1")
+    return buggy and (accum or 1) > 1
 
 
 def _in_sdpa_window(doc: Doc) -> bool:

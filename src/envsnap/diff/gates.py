@@ -13,6 +13,7 @@ from typing import Any
 from envsnap.diff.catalog import RULES_BY_ID
 from envsnap.diff.derived import Hit
 from envsnap.diff.device import gpu_in_use, tf32_gpu
+from envsnap.diff.gpu_facts import cudnn_toggled
 from envsnap.diff.report import Severity
 
 Doc = dict[str, Any]
@@ -36,7 +37,12 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     no_gpu = gpu_in_use(a) is False and gpu_in_use(b) is False
     no_tf32 = tf32_gpu(a) is False and tf32_gpu(b) is False
     out: list[Hit] = []
+    toggled = cudnn_toggled(a, b)
     for hit in hits:
+        if toggled and hit.path.startswith("torch.effective.conv_fp32."):
+            # cuDNN itself was switched off: conv TF32 follows from that one cause.
+            out.append(replace(hit, rule="algo.cudnn-api", title=None))
+            continue
         rule = RULES_BY_ID[hit.rule]
         if no_gpu and rule.gpu_only:
             title = f"{hit.title or rule.title} (GPU-only; neither side ran on a GPU)"

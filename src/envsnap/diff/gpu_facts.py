@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from envsnap.diff.derived import Hit
+from envsnap.diff.derived import Hit, get
 from envsnap.diff.device import devices, effective_tf32, gpu_in_use, job_device, recorded_tf32
 from envsnap.diff.report import Severity
 
@@ -125,13 +125,16 @@ def cuda_rng_streams(a: Doc, b: Doc) -> Iterator[Hit]:
         title = "seeded CUDA random streams may differ: GPU model changed, SM count not recorded"
     else:
         return
+    seeded = _seeded(a) and _seeded(b)
     yield Hit(
         "randomness.cuda-rng-sm-count",
         "gpu.devices.0.sm_count",
         sms_a,
         sms_b,
         title=title,
-        active=_seeded(a) or _seeded(b),
+        active=seeded,
+        # Unseeded runs draw other numbers anyway; the SM count only matters once seeded.
+        severity=None if seeded else ("medium", "low", "low"),
     )
 
 
@@ -154,8 +157,18 @@ def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
     for family, noun in (("matmul", "matmuls"), ("conv", "convolutions")):
         ea, eb = effective_tf32(a, family), effective_tf32(b, family)
         path = f"torch.effective.{family}_fp32.tf32"
-        if {ea, eb} == {"yes", "no"}:
+        if {ea, eb} == {"yes", "no"} and family == "conv" and cudnn_toggled(a, b):
+            # cuDNN itself was switched off: that is the cause, TF32 only one consequence.
+            yield Hit(
+                "algo.cudnn-api",
+                "torch.cudnn.enabled",
+                get(a, "torch.cudnn.enabled"),
+                get(b, "torch.cudnn.enabled"),
+                title="cuDNN disabled on one side: convolutions run native kernels (no TF32)",
+            )
+        elif {ea, eb} == {"yes", "no"}:
             on = a if ea == "yes" else b
+            recorded = recorded_tf32(on)
             yield Hit(
                 "precision.tf32-effective",
                 path,
@@ -164,7 +177,8 @@ def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
                 title=f"fp32 {noun} run as TF32 on {'A' if ea == 'yes' else 'B'} only"
                 f"{_tf32_reason(a, b)}",
                 # Inferred from torch's defaults, TF32 is possible but not shown to run.
-                active=recorded_tf32(on),
+                active=recorded,
+                severity=None if recorded else ("high", "medium", "low"),
             )
         elif ea == eb == "yes" and _first(a, "arch") != _first(b, "arch"):
             yield Hit(
@@ -175,6 +189,11 @@ def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
                 title=f"fp32 {noun} run as TF32 on both sides, on different architectures",
                 active=recorded_tf32(a) and recorded_tf32(b),
             )
+
+
+def cudnn_toggled(a: Doc, b: Doc) -> bool:
+    enabled = (get(a, "torch.cudnn.enabled"), get(b, "torch.cudnn.enabled"))
+    return None not in enabled and enabled[0] != enabled[1]
 
 
 def _tf32_reason(a: Doc, b: Doc) -> str:

@@ -42,15 +42,17 @@ RULES: tuple[Rule, ...] = (
         match=(f"{PKG}.transformers.version", "parallel.**"),
         category="semantics",
         severity=("critical", "critical", "critical"),
-        title="transformers < 4.46 with gradient accumulation on one side only",
+        title="transformers gradient-accumulation loss bug on one side only",
         why="before 4.46 the Trainer averaged per-micro-batch mean losses instead of dividing "
-        "by all target tokens of the accumulation window, which changes the objective.",
+        "by all target tokens of the accumulation window; 4.47.0 scaled the loss with the "
+        "number of accumulation steps. Either changes the objective when accumulation > 1.",
         fix="Use transformers >= 4.46 on both sides, or accumulation 1, and normalise by total "
         "target tokens.",
         refs=(
             f"{NUM} F2",
             "https://huggingface.co/blog/gradient_accumulation",
             "huggingface/transformers#34191",
+            "huggingface/transformers#35438",
         ),
         derived=True,
     ),
@@ -85,7 +87,7 @@ RULES: tuple[Rule, ...] = (
         id="precision.tf32-arch",
         match=("gpu.devices.*.arch", "torch.effective.*.tf32"),
         category="precision",
-        severity=("high", "high", "medium"),
+        severity=("high", "medium", "medium"),
         merge="tf32",
         specificity=1,
         gpu_only=True,
@@ -193,6 +195,21 @@ RULES: tuple[Rule, ...] = (
         derived=True,
     ),
     Rule(
+        id="flip.torch-2.11-cudnn-sdpa",
+        specificity=1,
+        match=(f"{PKG}.torch.version",),
+        category="algorithm",
+        severity=("high", "high", "medium"),
+        title="torch crossed 2.11: cuDNN attention dispatched by default on Hopper",
+        why="from 2.11 scaled_dot_product_attention picks the cuDNN backend on sm90 where "
+        "flash or mem-efficient ran before; its backward produced NaN gradients for some "
+        "shapes.",
+        fix="Pin the attention backend with sdpa_kernel, or disable cuDNN SDPA "
+        "(torch.backends.cuda.enable_cudnn_sdp(False)).",
+        refs=(f"{NUM} B6", "pytorch/pytorch#196678"),
+        derived=True,
+    ),
+    Rule(
         id="flip.numpy-2.0-nep50",
         specificity=1,
         match=(f"{PKG}.numpy.version",),
@@ -210,7 +227,7 @@ RULES: tuple[Rule, ...] = (
         specificity=1,
         match=(f"{PKG}.numpy.version",),
         category="algorithm",
-        severity=("high", "low", "low"),
+        severity=("high", "medium", "low"),
         title="numpy crossed 1.25: AVX-512 argsort changes tie order",
         why="the SIMD argsort returns ties in a different order on different CPUs and releases.",
         fix="Use kind='stable' sorts in data pipelines.",

@@ -21,6 +21,7 @@ RULES: tuple[Rule, ...] = (
         "every GEMM differently and overflow differently.",
         fix="Never compare fp16 and bf16 runs as the same configuration; pin the AMP dtype.",
         refs=(f"{NUM} B7", "https://docs.pytorch.org/docs/stable/amp.html"),
+        specificity=1,
     ),
     Rule(
         id="precision.dtypes",
@@ -119,7 +120,7 @@ RULES: tuple[Rule, ...] = (
         id="precision.tf32-available",
         match=("gpu.devices.*.capabilities.tf32",),
         category="precision",
-        severity=("high", "high", "medium"),
+        severity=("high", "medium", "medium"),
         title="TF32 available on one side only",
         why="TF32 needs compute capability 8.0 or newer; fp32 math the flags allow to run as "
         "TF32 keeps 10 mantissa bits on one side and 23 on the other.",

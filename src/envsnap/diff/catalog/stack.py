@@ -58,6 +58,7 @@ RULES: tuple[Rule, ...] = (
         fix="Pin the cuDNN wheel and record torch.backends.cudnn.version() at run time.",
         refs=(f"{NUM} C6", CUDNN_REPRO, "pytorch/pytorch#127984"),
         gpu_only=True,
+        specificity=1,
     ),
     Rule(
         id="stack.cublas",
@@ -73,6 +74,7 @@ RULES: tuple[Rule, ...] = (
         fix="Pin nvidia-cublas with the torch wheel.",
         refs=(f"{NUM} D1", CUBLAS_REPRO),
         gpu_only=True,
+        specificity=1,
     ),
     Rule(
         id="stack.nccl",
@@ -81,6 +83,7 @@ RULES: tuple[Rule, ...] = (
             "cuda_stack.libraries.nccl.selected.{version,source,package}",
             "torch.nccl_version",
             f"{PKG}.nvidia-nccl-*.version",
+            f"{PKG}.nccl.version",
         ),
         category="stack",
         severity=("high", "low", "low"),
@@ -116,7 +119,7 @@ RULES: tuple[Rule, ...] = (
             f"{PKG}.{{transformers,tokenizers,accelerate,deepspeed,trl,peft}}.version",
             f"{PKG}.{{sentencepiece,datasets,megatron-core,flash-attn,xformers}}.version",
             f"{PKG}.{{transformer-engine,apex,diffusers,timm,lightning}}.version",
-            f"{PKG}.pytorch-lightning.version",
+            f"{PKG}.{{pytorch-lightning,pyonmttok,tiktoken,subword-nmt,sacremoses}}.version",
             "tokenizer.{tokenizers_version,transformers_version}",
         ),
         category="stack",
@@ -127,6 +130,23 @@ RULES: tuple[Rule, ...] = (
         fix="Pin framework versions and record resolved trainer arguments.",
         refs=(f"{NUM} J2", f"{NUM} G5"),
         per="component",
+    ),
+    Rule(
+        id="stack.preprocessing",
+        match=(
+            f"{PKG}.{{pillow,pillow-simd,opencv-python,opencv-python-headless}}.version",
+            f"{PKG}.{{scikit-image,albumentations,imageio,librosa}}.version",
+            f"{PKG}.{{pillow,pillow-simd,opencv-python,opencv-python-headless}}",
+        ),
+        category="stack",
+        severity=("high", "high", "medium"),
+        title="image or audio preprocessing library changed",
+        why="decoding and resizing defaults change between releases (Pillow 7.0 switched "
+        "resize and thumbnail to bicubic/antialiased filters), so the model sees other inputs.",
+        fix="Pin the preprocessing libraries and pass resampling filters explicitly.",
+        refs=("https://pillow.readthedocs.io/en/stable/releasenotes/7.0.0.html",),
+        per="component",
+        specificity=1,
     ),
     Rule(
         id="stack.numpy",

@@ -108,3 +108,10 @@ def test_wrong_objects_are_recorded_not_raised(tmp_path: Path) -> None:
     assert "expected a torch.optim.Optimizer" in section.unknown["optimizer"]
     assert "Extra inputs are not permitted" in section.unknown["declared.typo_field"]
     assert section.optimizer is None
+
+
+def test_model_device_is_where_the_parameters_live() -> None:
+    from envsnap.capturing.collectors.precision import model_device
+
+    assert model_device(torch.nn.Linear(2, 2).parameters()) == "cpu"
+    assert model_device([]) is None
