@@ -60,4 +60,4 @@ def check(
         label=label,
     )
     emit(RENDERERS[fmt](report), output)
-    return 1 if fail_on is not None and report.reaches(fail_on) else 0  # type: ignore[arg-type]
+    return 1 if fail_on is not None and report.reaches(fail_on) else 0

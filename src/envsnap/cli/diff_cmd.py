@@ -57,6 +57,8 @@ def _current_document() -> dict[str, Any]:
     metavar="RULE|PATH-GLOB",
     help="Skip findings of this rule id or under this path (glob; repeatable).",
 )
+@click.option("--all", "show_all", is_flag=True, help="Also show bookkeeping (host, times, paths).")
+@click.option("--explain", is_flag=True, help="Say why each finding ranks where it does.")
 @output_option()
 @click.option("--schema", is_flag=True, help="Print the report JSON Schema and exit.")
 def diff(
@@ -66,6 +68,8 @@ def diff(
     fmt: str,
     fail_on: str | None,
     ignore: tuple[str, ...],
+    show_all: bool,
+    explain: bool,
     output: str | None,
     schema: bool,
 ) -> int:
@@ -97,5 +101,5 @@ def diff(
         from envsnap.diff.cluster.io import with_cluster_findings
 
         report = with_cluster_findings(report, side_a, side_b)
-    emit(RENDERERS[fmt](report), output)
-    return 1 if fail_on is not None and report.reaches(fail_on) else 0  # type: ignore[arg-type]
+    emit(RENDERERS[fmt](report, show_all=show_all, explain=explain), output)
+    return 1 if fail_on is not None and report.reaches(fail_on) else 0

@@ -68,14 +68,22 @@ def format_option(
 
 
 def fail_on_option(default: str | None = None) -> Callable[[F], F]:
-    """`--fail-on SEVERITY`: exit 1 when a finding reaches it."""
-    from envsnap.diff.report import SEVERITIES
-
+    """`--fail-on SEVERITY|RULE`: exit 1 when a finding reaches the severity, or when a finding
+    of the rule (current or former id) is reported."""
     return click.option(
         "--fail-on",
-        type=click.Choice(SEVERITIES),
-        metavar="SEVERITY",
+        metavar="SEVERITY|RULE",
+        callback=_check_fail_on,
         default=default,
         show_default=default is not None,
-        help="Exit 1 when any finding reaches this severity (critical, high, medium, low, info).",
+        help="Exit 1 when any finding reaches this severity (critical, high, medium, low, "
+        "info), or when a finding of this rule id is reported.",
     )
+
+
+def _check_fail_on(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from envsnap.diff.report import SEVERITIES
+
+    if value is None or value in SEVERITIES or "." in value:
+        return value
+    raise click.BadParameter(f"{value!r} is neither a severity ({', '.join(SEVERITIES)}) nor a rule id")

@@ -90,10 +90,16 @@ class Report(Model):
     summary: Summary = Field(description="Counts and verdict.")
     findings: list[Finding] = Field(description="Findings, most severe first.")
 
-    def reaches(self, threshold: Severity) -> bool:
-        """True when any finding is at least as severe as `threshold` (for --fail-on)."""
-        limit = SEVERITY_RANK[threshold]
-        return any(SEVERITY_RANK[f.severity] >= limit for f in self.findings)
+    def reaches(self, threshold: str) -> bool:
+        """For --fail-on: True when any finding is at least as severe as `threshold`, or, for
+        a rule id (current or former), when a finding of that rule is reported."""
+        if threshold in SEVERITY_RANK:
+            limit = SEVERITY_RANK[threshold]
+            return any(SEVERITY_RANK[f.severity] >= limit for f in self.findings)
+        from envsnap.diff.catalog.aliases import canonical
+
+        wanted = canonical(threshold)
+        return any(canonical(f.rule) == wanted for f in self.findings)
 
 
 REPORT_SCHEMA_VERSION = "1"

@@ -1,17 +1,19 @@
 """Renderers for `Report` (diff and check): table, markdown and json. They return strings.
 
-`RENDERERS` maps a format name to a function `Report -> str`; the CLI feeds its keys to
-`click.Choice`. The table is coloured only when stdout is a terminal.
+`RENDERERS` maps a format name to a function `(Report, *, show_all, explain) -> str`; the CLI
+feeds its keys to `click.Choice`. The table is coloured only when stdout is a terminal. JSON
+always carries every finding with its evidence and rank reason.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 
-from envsnap.diff.report import SEVERITIES, Report
+from envsnap.diff.report import SEVERITIES, Finding, Report
 from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
-from envsnap.render.escape import markdown_cell
+from envsnap.render.escape import markdown_cell, terminal_text
 
 SEVERITY_STYLE: dict[str, str] = {
     "critical": "bold red",
@@ -31,65 +33,109 @@ def _header(report: Report) -> str:
     return f"{report.kind} ({report.target}): {sides}  [{_counts(report)}]"
 
 
-def render_table(report: Report, *, color: bool | None = None, width: int = 160) -> str:
-    """A rich table grouped by severity, one line per finding; the verdict is the first line.
+def shown(report: Report, show_all: bool) -> tuple[list[Finding], int]:
+    """The findings to show and how many bookkeeping ones (noise) are hidden."""
+    if show_all:
+        return list(report.findings), 0
+    kept = [f for f in report.findings if f.category != "noise"]
+    return kept, len(report.findings) - len(kept)
 
-    Long cells are cut with an ellipsis; markdown and json carry the full text."""
+
+def _hidden_line(hidden: int) -> str:
+    return f"{hidden} bookkeeping difference(s) hidden (host, times, paths); --all shows them"
+
+
+TOP_EXPLAINED = 3
+
+
+def render_table(
+    report: Report,
+    *,
+    color: bool | None = None,
+    width: int | None = None,
+    show_all: bool = False,
+    explain: bool = False,
+) -> str:
+    """The verdict, a table that fits the terminal (one row per finding, wrapped, never cut),
+    then why and what to do for the top findings. Bookkeeping is hidden unless `show_all`."""
     from rich.table import Table
     from rich.text import Text
 
+    width = width or shutil.get_terminal_size((120, 24)).columns
     verdict = Text(report.summary.verdict, style="bold")
     header = Text(_header(report), style="dim")
-    if not report.findings:
-        return render_to_text(verdict, header, color=color, width=width)
-    table = Table(show_header=True, header_style="bold", expand=True, show_lines=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("severity", no_wrap=True)
-    table.add_column("path", no_wrap=True, overflow="ellipsis", ratio=2)
-    table.add_column("finding", no_wrap=True, overflow="ellipsis", ratio=3)
-    table.add_column("why / fix", no_wrap=True, overflow="ellipsis", ratio=2, style="dim")
-    previous = None
-    for finding in report.findings:
-        if previous is not None and finding.severity != previous:
-            table.add_section()
-        previous = finding.severity
-        table.add_row(
-            str(finding.rank),
-            Text(finding.severity, style=SEVERITY_STYLE[finding.severity]),
-            finding.path,
-            finding.title,
-            f"{finding.why} Fix: {finding.fix}",
-        )
-    return render_to_text(verdict, header, table, color=color, width=width)
+    findings, hidden = shown(report, show_all)
+    parts: list[object] = [verdict, header]
+    if findings:
+        table = Table(show_header=True, header_style="bold", expand=True, show_lines=False)
+        table.add_column("#", justify="right", no_wrap=True)
+        table.add_column("severity", no_wrap=True)
+        table.add_column("finding", overflow="fold", ratio=3)
+        table.add_column("rule / evidence", overflow="fold", ratio=2, style="dim")
+        previous = None
+        for finding in findings:
+            if previous is not None and finding.severity != previous:
+                table.add_section()
+            previous = finding.severity
+            extra = len(finding.evidence) - 1
+            where = finding.rule + (f" · {finding.path}" + (f" (+{extra})" if extra > 0 else ""))
+            title = terminal_text(finding.title) + (f"\n[{finding.rank_reason}]" if explain else "")
+            table.add_row(
+                str(finding.rank),
+                Text(finding.severity, style=SEVERITY_STYLE[finding.severity]),
+                Text(title),
+                Text(terminal_text(where)),
+            )
+        parts.append(table)
+    parts.extend(Text(terminal_text(line)) for line in _explained(findings))
+    if hidden:
+        parts.append(Text(_hidden_line(hidden), style="dim"))
+    return render_to_text(*parts, color=color, width=width)
 
 
-def render_markdown(report: Report) -> str:
-    """GitHub-flavoured markdown for PR comments and audit reports."""
+def _explained(findings: list[Finding]) -> list[str]:
+    """Why and what to do, in full, for the top findings above info."""
+    lines: list[str] = []
+    for finding in [f for f in findings if f.severity != "info"][:TOP_EXPLAINED]:
+        lines.append(f"{finding.rank}. {finding.title}")
+        lines.append(f"   why: {finding.why}")
+        lines.append(f"   fix: {finding.fix}")
+    return lines
+
+
+def render_markdown(report: Report, *, show_all: bool = False, explain: bool = False) -> str:
+    """GitHub-flavoured markdown for PR comments and audit reports (bookkeeping hidden unless
+    `show_all`)."""
+    findings, hidden = shown(report, show_all)
     lines = [
         f"**{markdown_cell(report.summary.verdict)}**",
         "",
         f"{markdown_cell(_header(report))}",
         "",
     ]
-    if report.findings:
+    if findings:
         lines += [
             "| # | severity | finding | path | rule | why | fix |",
             "|---:|---|---|---|---|---|---|",
         ]
-        for f in report.findings:
+        for f in findings:
+            reason = f" ({markdown_cell(f.rank_reason)})" if explain and f.rank_reason else ""
             lines.append(
-                f"| {f.rank} | {f.severity} | {markdown_cell(f.title)} | `{markdown_cell(f.path)}` | "
-                f"{f.rule} | {markdown_cell(f.why)} | {markdown_cell(f.fix)} |"
+                f"| {f.rank} | {f.severity} | {markdown_cell(f.title)}{reason} | "
+                f"`{markdown_cell(f.path)}` | {f.rule} | {markdown_cell(f.why)} | "
+                f"{markdown_cell(f.fix)} |"
             )
+    if hidden:
+        lines += ["", f"_{_hidden_line(hidden)}_"]
     return "\n".join(lines) + "\n"
 
 
-def render_json(report: Report) -> str:
+def render_json(report: Report, *, show_all: bool = True, explain: bool = True) -> str:
     """The report as JSON following schemas/diff-report.v1.json."""
     return pretty_text(report.model_dump(mode="json"))
 
 
-RENDERERS: dict[str, Callable[[Report], str]] = {
+RENDERERS: dict[str, Callable[..., str]] = {
     "table": render_table,
     "markdown": render_markdown,
     "json": render_json,
