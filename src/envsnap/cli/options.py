@@ -86,4 +86,6 @@ def _check_fail_on(ctx: click.Context, param: click.Parameter, value: str | None
 
     if value is None or value in SEVERITIES or "." in value:
         return value
-    raise click.BadParameter(f"{value!r} is neither a severity ({', '.join(SEVERITIES)}) nor a rule id")
+    raise click.BadParameter(
+        f"{value!r} is neither a severity ({', '.join(SEVERITIES)}) nor a rule id"
+    )

@@ -15,7 +15,7 @@ from envsnap.diff.report import SEVERITIES, Report
 from envsnap.manifest.facts import key_facts
 from envsnap.manifest.model import Manifest
 from envsnap.render.escape import html_text, markdown_cell
-from envsnap.render.findings import render_markdown
+from envsnap.render.findings import render_markdown, shown
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;
@@ -73,17 +73,19 @@ def _unknown_rows(manifest: Manifest) -> list[tuple[str, str]]:
 def _html_findings(report: Report) -> str:
     if not report.findings:
         return "<p class='muted'>No findings.</p>"
+    findings, hidden = shown(report, show_all=False)  # bookkeeping is counted, not listed
+    note = f"<p class='muted'>{hidden} bookkeeping difference(s) not listed.</p>" if hidden else ""
     rows = "".join(
         "<tr>"
         f"<td>{f.rank}</td><td><span class='sev {f.severity}'>{f.severity}</span></td>"
         f"<td>{html_text(f.title)}</td><td><code>{html_text(f.path)}</code></td>"
         f"<td>{html_text(f.why)}</td><td>{html_text(f.fix)}</td><td><code>{html_text(f.rule)}</code></td>"
         "</tr>"
-        for f in report.findings
+        for f in findings
     )
     return (
         "<table><tr><th>#</th><th>severity</th><th>finding</th><th>path</th><th>why</th>"
-        f"<th>what to do</th><th>rule</th></tr>{rows}</table>"
+        f"<th>what to do</th><th>rule</th></tr>{rows}</table>{note}"
     )
 
 

@@ -58,6 +58,7 @@ def render_table(
 ) -> str:
     """The verdict, a table that fits the terminal (one row per finding, wrapped, never cut),
     then why and what to do for the top findings. Bookkeeping is hidden unless `show_all`."""
+    from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
@@ -87,20 +88,20 @@ def render_table(
                 Text(terminal_text(where)),
             )
         parts.append(table)
-    parts.extend(Text(terminal_text(line)) for line in _explained(findings))
+    for head, why, fix in _explained(findings):
+        parts.append(Text(terminal_text(head), style="bold"))
+        parts.extend(Padding(Text(terminal_text(line)), (0, 0, 0, 3)) for line in (why, fix))
     if hidden:
         parts.append(Text(_hidden_line(hidden), style="dim"))
     return render_to_text(*parts, color=color, width=width)
 
 
-def _explained(findings: list[Finding]) -> list[str]:
+def _explained(findings: list[Finding]) -> list[tuple[str, str, str]]:
     """Why and what to do, in full, for the top findings above info."""
-    lines: list[str] = []
-    for finding in [f for f in findings if f.severity != "info"][:TOP_EXPLAINED]:
-        lines.append(f"{finding.rank}. {finding.title}")
-        lines.append(f"   why: {finding.why}")
-        lines.append(f"   fix: {finding.fix}")
-    return lines
+    return [
+        (f"{finding.rank}. {finding.title}", f"why: {finding.why}", f"fix: {finding.fix}")
+        for finding in [f for f in findings if f.severity != "info"][:TOP_EXPLAINED]
+    ]
 
 
 def render_markdown(report: Report, *, show_all: bool = False, explain: bool = False) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -14,16 +13,11 @@ from envsnap.diff.device import effective_tf32, job_device
 from envsnap.diff.env_meaning import cannot_act
 from envsnap.diff.report import SEVERITY_RANK, Report
 from envsnap.render.findings import render_markdown, render_table
-from tests.conftest import FIXTURES
+from tests.helpers.manifests import full_pair as _pair
 
-FULL: dict[str, Any] = json.loads((FIXTURES / "manifests" / "full.json").read_text())
 GPUS: dict[str, Any] = json.loads(
-    (Path(__file__).parents[1] / "field" / "gpus.json").read_text(encoding="utf-8")
+    (Path(__file__).parents[2] / "field" / "gpus.json").read_text(encoding="utf-8")
 )
-
-
-def _pair() -> tuple[dict[str, Any], dict[str, Any]]:
-    return copy.deepcopy(FULL), copy.deepcopy(FULL)
 
 
 def _above_info(report: Report) -> list[str]:
