@@ -40,6 +40,8 @@ COMMAND_MODULES: dict[str, str] = {
     "fleet": "fleet_cmd",
     "trace": "trace_cmd",
     "ckpt": "ckpt_cmd",
+    "run": "run_cmd",
+    "bisect": "bisect_cmd",
 }
 
 

@@ -1,0 +1,198 @@
+"""`envsnap run --as B.json -- CMD`: run a command under another run's applicable conditions."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from envsnap.cli import cli
+
+if TYPE_CHECKING:
+    from envsnap.experiment.launch import Plan
+    from envsnap.experiment.packages import InstallOptions
+
+F = TypeVar("F", bound=Callable[..., Any])
+MANIFEST_TIMEOUT_S = 300
+SHOWN_NOT_APPLICABLE = 8
+
+
+def package_options(func: F) -> F:
+    """--packages and how to install them (shared with `bisect`)."""
+    for decorator in reversed(
+        [
+            click.option(
+                "--packages",
+                is_flag=True,
+                help="Also apply the recorded package versions, through a cached venv.",
+            ),
+            click.option(
+                "--find-links",
+                multiple=True,
+                metavar="DIR|URL",
+                help="Extra place to find wheels (repeatable; passed to uv or pip).",
+            ),
+            click.option("--no-index", is_flag=True, help="Install from --find-links only."),
+            click.option(
+                "--cache-dir",
+                type=click.Path(file_okay=False),
+                help="Where package venvs are cached [default: ~/.cache/envsnap/venvs].",
+            ),
+        ]
+    ):
+        func = decorator(func)
+    return func
+
+
+def install_options(
+    packages: bool, find_links: tuple[str, ...], no_index: bool, cache_dir: str | None
+) -> InstallOptions | None:
+    from envsnap.experiment.packages import InstallOptions, default_cache_dir
+
+    if not packages:
+        return None
+    cache = Path(cache_dir) if cache_dir else default_cache_dir()
+    return InstallOptions(cache, tuple(find_links), no_index)
+
+
+def load_manifest_document(path: str) -> dict[str, Any]:
+    """A validated manifest, as its stored JSON document."""
+    from envsnap.manifest.model import manifest_from_document, read_document
+
+    document = read_document(path)
+    manifest_from_document(document, path)
+    return document
+
+
+def new_work_dir(given: str | None, kind: str) -> Path:
+    if given:
+        path = Path(given)
+    else:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        path = Path(".envsnap") / kind / f"{stamp}-{os.getpid()}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def require_command(command: tuple[str, ...]) -> None:
+    if not command:
+        raise click.UsageError("missing the command to run (put it after --)")
+
+
+@cli.command(name="run")
+@click.option("--as", "as_path", required=True, metavar="B.json", help="Manifest to imitate.")
+@package_options
+@click.option("--work-dir", metavar="DIR", help="Where the hook, log and manifest go.")
+@click.option("--no-manifest", is_flag=True, help="Do not capture a manifest of the run.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=86400.0,
+              show_default=True, help="Kill the command after this many seconds.")  # fmt: skip
+@click.option("-q", "--quiet", is_flag=True, help="Do not print what was applied.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def run_as(
+    as_path: str,
+    packages: bool,
+    find_links: tuple[str, ...],
+    no_index: bool,
+    cache_dir: str | None,
+    work_dir: str | None,
+    no_manifest: bool,
+    timeout_s: float,
+    quiet: bool,
+    command: tuple[str, ...],
+) -> int:
+    """Run CMD with B's applicable conditions: env variables, torch flags, threads, seeds.
+
+    Torch flags are applied by a startup hook right after the job imports torch; --packages
+    also installs B's package versions into a cached venv. Exits with CMD's exit status.
+    """
+    from envsnap.experiment.conditions import conditions_of
+    from envsnap.experiment.launch import hook_events, launch, prepare
+
+    require_command(command)
+    document = load_manifest_document(as_path)
+    options = install_options(packages, find_links, no_index, cache_dir)
+    run_dir = new_work_dir(work_dir, "run")
+    plan = prepare(conditions_of(document), run_dir, packages=options, base_env=os.environ)
+    if not quiet:
+        _say_plan(as_path, plan, _not_applicable_here(document))
+    outcome = launch(command, plan, run_dir, timeout_s=timeout_s, capture=False)
+    if not quiet:
+        _say_hook(plan, hook_events(run_dir))
+    if not no_manifest:
+        _capture_manifest(plan, run_dir, as_path, quiet)
+    if outcome.returncode is None:
+        click.echo(f"envsnap run: killed after {timeout_s:g} s", err=True)
+        return 124
+    return outcome.returncode
+
+
+def _not_applicable_here(document: dict[str, Any]) -> list[str]:
+    """Differences between B and this environment that cannot be applied, most severe first."""
+    from envsnap.capturing.config import discover_config
+    from envsnap.capturing.run import capture_process
+    from envsnap.diff.rank import diff_documents
+    from envsnap.experiment.conditions import keys_for_path, why_not_applicable
+    from envsnap.experiment.findings import finding_paths
+
+    here = capture_process(config=discover_config(Path.cwd())).to_document()
+    lines = []
+    for finding in diff_documents(document, here).findings:
+        if finding.rule == "uncaptured" or finding.category == "noise":
+            continue  # not recorded here (torch not imported), or bookkeeping: nothing to say
+        paths = [p for p in finding_paths(finding) if not keys_for_path(p)]
+        if paths:
+            lines.append(f"{finding.title} ({why_not_applicable(paths[0])})")
+    return lines
+
+
+def _say_plan(source: str, plan: Plan, not_here: list[str]) -> None:
+    def say(text: str) -> None:
+        click.echo(f"envsnap run: {text}", err=True)
+
+    say(f"conditions of {source}")
+    for line in plan.applied:
+        say(f"  applied: {line}")
+    for line in plan.not_applied:
+        say(f"  not applied: {line}")
+    for line in not_here[:SHOWN_NOT_APPLICABLE]:
+        say(f"  not applicable: {line}")
+    if len(not_here) > SHOWN_NOT_APPLICABLE:
+        say(f"  ... and {len(not_here) - SHOWN_NOT_APPLICABLE} more not applicable")
+
+
+def _say_hook(plan: Plan, events: list[dict[str, Any]]) -> None:
+    if "torch" not in plan.hook_config:
+        return
+    torch_events = [e for e in events if e.get("event") == "torch"]
+    if not torch_events:
+        click.echo("envsnap run: the command never imported torch: no torch flag applied", err=True)
+    for event in torch_events:
+        for name, status in sorted(event.get("flags", {}).items()):
+            if str(status).startswith("failed"):
+                click.echo(f"envsnap run: torch {name}: {status}", err=True)
+
+
+def _capture_manifest(plan: Plan, run_dir: Path, source: str, quiet: bool) -> None:
+    """Capture, under the run's own environment and hook, what conditions it ran with."""
+    target = run_dir / "manifest.json"
+    argv = [sys.executable, "-m", "envsnap", "capture", "--torch", "-o", str(target),
+            "--label", f"envsnap run --as {Path(source).name}"]  # fmt: skip
+    env = {**plan.env, "ENVSNAP_HOOK_LOG": str(run_dir / "hook-capture.jsonl")}
+    try:
+        done = subprocess.run(
+            argv, env=env, capture_output=True, text=True, timeout=MANIFEST_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        click.echo("envsnap run: the manifest capture timed out", err=True)
+        return
+    if done.returncode == 0 and not quiet:
+        click.echo(f"envsnap run: manifest of this run: {target}", err=True)
+    elif done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        click.echo(f"envsnap run: no manifest: {last}", err=True)

@@ -1,0 +1,225 @@
+"""Which of a manifest's conditions can be applied to a job on this machine, and as what.
+
+A condition is one applicable setting, keyed so both manifests of a pair name it alike:
+`env:NAME` (an environment variable; value None means unset), `torch:FIELD` (a torch runtime
+flag, FIELD as in the manifest's torch section), `seed` (the declared seeds), and
+`package:NAME` (an installed version; None means not installed). Everything else in a
+manifest (GPU, driver, CUDA libraries, CPU, interpreter, code, data) describes the machine or
+the job itself and is reported as not applicable, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from envsnap.experiment.startup import DETERMINISM_FLAGS, TORCH_FLAGS
+
+ConditionKind = Literal["env", "torch", "seed", "package"]
+REDACTED = "<redacted>"
+# Package sources that a version pin cannot reinstall.
+LOCAL_SOURCES = frozenset({"editable", "vcs", "url", "local"})
+SEED_PURPOSES = ("python", "numpy", "torch", "cuda")
+_TOKEN = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|([^.\[]+)')
+
+# Top-level sections (or torch fields) that cannot be applied, and why.
+NOT_APPLICABLE: dict[str, str] = {
+    "gpu": "another GPU or driver: needs that hardware",
+    "cuda_stack": "another CUDA stack or driver: needs that installation",
+    "system": "another machine (OS, CPU, memory)",
+    "python": "another Python interpreter",
+    "code": "another code revision: check it out to apply it",
+    "data": "the job's input data: point the job at the same files",
+    "tokenizer": "the job's tokenizer files",
+    "templates": "the job's prompt or chat templates",
+    "precision": "declared by the job's code (dtypes, autocast, optimizer)",
+    "parallel": "set by the job's launcher (world size, batch layout)",
+    "torch": "a property of the torch build or the hardware, not a runtime flag",
+    "seeds": "set or observed by the job's own code; the declared seed is applied instead",
+    "packages": "not a package version",
+}
+TORCH_FIELDS = (*TORCH_FLAGS, *DETERMINISM_FLAGS)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One applicable setting. `value` None: unset, not installed, or no seed declared."""
+
+    key: str
+    kind: ConditionKind
+    name: str
+    value: Any
+
+    def describe(self) -> str:
+        if self.kind == "seed":
+            seed = self.value.get("master_seed") if isinstance(self.value, dict) else None
+            return f"seed={seed}" if self.value is not None else "seed undeclared"
+        if self.value is None:
+            absent = "not installed" if self.kind == "package" else "unset"
+            return f"{self.name} {absent}"
+        return f"{self.name}={self.value}"
+
+
+@dataclass
+class Conditions:
+    """The applicable conditions of one manifest (or of a mix of two)."""
+
+    values: dict[str, Condition] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # key -> why it cannot be applied
+    env_prefixes: tuple[str, ...] = ()
+    env_names: tuple[str, ...] = ()
+
+    def selects_env(self, name: str) -> bool:
+        """Whether the recorded run would have recorded `name` had it been set."""
+        return name in self.env_names or name.startswith(self.env_prefixes)
+
+
+def split_path(path: str) -> tuple[str, ...]:
+    """`packages.installed["a.b"].version` -> ('packages', 'installed', 'a.b', 'version')."""
+    return tuple(
+        quoted.replace('\\"', '"').replace("\\\\", "\\") if quoted else plain
+        for quoted, plain in _TOKEN.findall(path)
+    )
+
+
+def keys_for_path(path: str) -> list[str]:
+    """The conditions a manifest path is evidence for; empty when it cannot be applied.
+
+    A path above several torch flags (`torch.deterministic`) stands for each of them.
+    """
+    parts = split_path(path)
+    if not parts:
+        return []
+    head, rest = parts[0], parts[1:]
+    if head == "env" and len(rest) >= 2 and rest[0] == "variables":
+        return [f"env:{rest[1]}"]
+    if head == "seeds" and rest[:1] == ("pythonhashseed",):
+        return ["env:PYTHONHASHSEED"]
+    if head == "seeds" and rest[:1] and rest[0] in ("master_seed", "rank", "derived"):
+        return ["seed"]
+    if head == "torch" and rest:
+        field = ".".join(rest)
+        return [f"torch:{f}" for f in TORCH_FIELDS if f == field or f.startswith(field + ".")]
+    if head == "packages" and len(rest) >= 2 and rest[0] == "installed":
+        return [f"package:{rest[1]}"]
+    return []
+
+
+def why_not_applicable(path: str) -> str:
+    head = split_path(path)[:1]
+    return NOT_APPLICABLE.get(head[0], "run metadata") if head else "run metadata"
+
+
+def conditions_of(document: dict[str, Any]) -> Conditions:
+    """Every applicable condition a manifest document records."""
+    out = Conditions()
+    _env(document.get("env"), document.get("seeds"), out)
+    _torch(document.get("torch"), out)
+    _seed(document.get("seeds"), out)
+    _packages(document.get("packages"), out)
+    return out
+
+
+def _add(out: Conditions, kind: ConditionKind, name: str, value: Any) -> None:
+    key = "seed" if kind == "seed" else f"{kind}:{name}"
+    out.values[key] = Condition(key, kind, name, value)
+
+
+def _env(env: Any, seeds: Any, out: Conditions) -> None:
+    if isinstance(env, dict):
+        out.env_prefixes = tuple(env.get("prefixes") or ())
+        out.env_names = tuple(env.get("names") or ())
+        redacted = set(env.get("redacted") or ())
+        for name, value in (env.get("variables") or {}).items():
+            if name in redacted or value == REDACTED:
+                out.skipped[f"env:{name}"] = "its value was redacted in the manifest"
+            else:
+                _add(out, "env", name, value)
+    # The seeds section records PYTHONHASHSEED even when the env section was not captured.
+    key = "env:PYTHONHASHSEED"
+    if isinstance(seeds, dict) and key not in out.values and key not in out.skipped:
+        _add(out, "env", "PYTHONHASHSEED", seeds.get("pythonhashseed"))
+
+
+def _torch(torch: Any, out: Conditions) -> None:
+    if not isinstance(torch, dict):
+        return
+    for name in TORCH_FIELDS:
+        value: Any = torch
+        for part in name.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, str) and name.startswith("matmul.allow_") and "reduced" in name:
+            # Recorded as text; only the plain boolean form can be set back.
+            value = {"True": True, "False": False}.get(value)
+        if value is not None:
+            _add(out, "torch", name, value)
+
+
+def _seed(seeds: Any, out: Conditions) -> None:
+    if not isinstance(seeds, dict):
+        return
+    master = seeds.get("master_seed")
+    if not isinstance(master, int):
+        _add(out, "seed", "seed", None)
+        return
+    from envsnap.training.seeding.derive import derive_seed, numpy_seed_words
+
+    rank = seeds.get("rank")
+    derived = seeds.get("derived") or {}
+    value: dict[str, Any] = {"master_seed": master, "rank": rank}
+    for purpose in SEED_PURPOSES:
+        recorded = derived.get(purpose)
+        value[purpose] = (
+            recorded if isinstance(recorded, int) else derive_seed(master, purpose, rank)
+        )
+    value["numpy"] = numpy_seed_words(value["numpy"])
+    _add(out, "seed", "seed", value)
+
+
+def _packages(packages: Any, out: Conditions) -> None:
+    if not isinstance(packages, dict):
+        return
+    for name, package in (packages.get("installed") or {}).items():
+        if not isinstance(package, dict):
+            continue
+        source = package.get("source")
+        if source in LOCAL_SOURCES or not package.get("version"):
+            how = f"installed as {source!r}" if source else "no recorded version"
+            out.skipped[f"package:{name}"] = f"{how}: a version pin cannot reinstall it"
+            continue
+        _add(out, "package", name, package["version"])
+
+
+def value_or_absent(conditions: Conditions, key: str, like: Condition) -> Condition:
+    """`key` of these conditions; absent ones read as unset/not installed/undeclared."""
+    found = conditions.values.get(key)
+    return found if found is not None else Condition(key, like.kind, like.name, None)
+
+
+def differing(a: Conditions, b: Conditions) -> list[str]:
+    """Keys whose applicable value differs between the two sides, sorted."""
+    keys = set(a.values) | set(b.values)
+    out = []
+    for key in sorted(keys - set(a.skipped) - set(b.skipped)):
+        like = a.values.get(key) or b.values[key]
+        if key.startswith("torch:") and (key not in a.values or key not in b.values):
+            continue  # a flag one side's torch did not have: nothing to set it back to
+        if value_or_absent(a, key, like).value != value_or_absent(b, key, like).value:
+            out.append(key)
+    return out
+
+
+def mix(a: Conditions, b: Conditions, chosen: Iterable[str]) -> Conditions:
+    """A's conditions with the chosen keys taken from B (B lacking one: unset there)."""
+    values = dict(a.values)
+    for key in chosen:
+        like = a.values.get(key) or b.values[key]
+        values[key] = value_or_absent(b, key, like)
+    return Conditions(
+        values=values,
+        skipped={**a.skipped, **b.skipped},
+        env_prefixes=tuple(sorted({*a.env_prefixes, *b.env_prefixes})),
+        env_names=tuple(sorted({*a.env_names, *b.env_names})),
+    )

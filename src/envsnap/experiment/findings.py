@@ -1,0 +1,39 @@
+"""The one place that reads the differ's findings: candidates for an experiment, in rank order.
+
+A finding names the manifest paths it rests on through `evidence` when the differ provides it,
+else through its single `path`; nothing else here depends on the finding's shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RankedPath:
+    rank: int
+    path: str
+    title: str
+
+
+def finding_paths(finding: Any) -> list[str]:
+    """The manifest paths a finding is evidence about."""
+    evidence = getattr(finding, "evidence", None)
+    paths: list[str] = []
+    for item in evidence or ():
+        path = item.get("path") if isinstance(item, dict) else getattr(item, "path", item)
+        if isinstance(path, str):
+            paths.append(path)
+    return paths or [str(finding.path)]
+
+
+def ranked_paths(doc_a: dict[str, Any], doc_b: dict[str, Any]) -> Iterator[RankedPath]:
+    """Every path the differ's findings rest on, most likely to matter first."""
+    from envsnap.diff.rank import diff_documents
+
+    report = diff_documents(doc_a, doc_b, target="close")
+    for finding in report.findings:
+        for path in finding_paths(finding):
+            yield RankedPath(finding.rank, path, finding.title)

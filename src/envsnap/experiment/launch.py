@@ -1,0 +1,213 @@
+"""Turn applicable conditions into a child environment, and run a command under it.
+
+Each run gets its own directory: `hook/` (the startup hook and its config), `hook.jsonl` (what
+the hook applied in each Python process), `conditions.json` (the plan), and, when output is
+captured, `stdout.txt` and `stderr.txt`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from envsnap.experiment import startup
+from envsnap.experiment.conditions import Conditions
+from envsnap.experiment.packages import InstallOptions, PackageEnv, build, host_versions
+
+
+@dataclass
+class Plan:
+    """What a run applies: the child environment, the hook config, and a readable account."""
+
+    env: dict[str, str]
+    hook_config: dict[str, Any] = field(default_factory=dict)
+    applied: list[str] = field(default_factory=list)
+    not_applied: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunOutcome:
+    returncode: int | None  # None: killed at the timeout
+    seconds: float
+    directory: Path
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+
+def prepare(
+    conditions: Conditions,
+    run_dir: Path,
+    *,
+    packages: InstallOptions | None,
+    base_env: Mapping[str, str],
+) -> Plan:
+    """The plan for running under `conditions`; writes the hook files into `run_dir`."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    plan = Plan(env=dict(base_env))
+    _apply_env(conditions, plan)
+    _apply_torch_and_seed(conditions, plan)
+    path_front = [str(_write_hook(run_dir, plan.hook_config))]
+    if packages is not None:
+        overlay = _apply_packages(conditions, plan, packages)
+        if overlay is not None:
+            path_front.append(str(overlay.site))
+            bin_dir = overlay.root / ("Scripts" if os.name == "nt" else "bin")
+            plan.env["PATH"] = os.pathsep.join([str(bin_dir), plan.env.get("PATH", "")])
+            plan.env["VIRTUAL_ENV"] = str(overlay.root)
+    else:
+        count = sum(1 for key in conditions.values if key.startswith("package:"))
+        if count:
+            plan.not_applied.append(
+                f"{count} recorded package versions (use --packages to apply them)"
+            )
+    existing = plan.env.get("PYTHONPATH")
+    plan.env["PYTHONPATH"] = os.pathsep.join([*path_front, *([existing] if existing else [])])
+    plan.env[startup.CONFIG_ENV] = str(run_dir / "hook" / "config.json")
+    plan.env[startup.LOG_ENV] = str(run_dir / "hook.jsonl")
+    plan.env["ENVSNAP_RUN_DIR"] = str(run_dir)
+    plan.not_applied.extend(f"{key}: {why}" for key, why in sorted(conditions.skipped.items()))
+    _write_json(
+        run_dir / "conditions.json",
+        {"applied": plan.applied, "not_applied": plan.not_applied, "hook": plan.hook_config},
+    )
+    return plan
+
+
+def _apply_env(conditions: Conditions, plan: Plan) -> None:
+    recorded = {c.name for c in conditions.values.values() if c.kind == "env"}
+    # A variable of a recorded family that the recorded run did not have was unset there.
+    for name in [n for n in plan.env if conditions.selects_env(n) and n not in recorded]:
+        del plan.env[name]
+        plan.applied.append(f"env {name} unset (absent from the recorded run)")
+    for condition in sorted(conditions.values.values(), key=lambda c: c.key):
+        if condition.kind != "env":
+            continue
+        if condition.value is None:
+            if plan.env.pop(condition.name, None) is not None:
+                plan.applied.append(f"env {condition.name} unset")
+        else:
+            plan.env[condition.name] = str(condition.value)
+            plan.applied.append(f"env {condition.name}={condition.value}")
+
+
+def _apply_torch_and_seed(conditions: Conditions, plan: Plan) -> None:
+    flags = {
+        c.name: c.value
+        for c in conditions.values.values()
+        if c.kind == "torch" and c.value is not None
+    }
+    if flags:
+        plan.hook_config["torch"] = flags
+        listed = ", ".join(f"{name}={value}" for name, value in sorted(flags.items()))
+        plan.applied.append(f"torch flags when the job imports torch: {listed}")
+    seed = conditions.values.get("seed")
+    if seed is not None and isinstance(seed.value, dict):
+        plan.hook_config["seed"] = {k: v for k, v in seed.value.items() if k not in ("rank",)}
+        plan.env["ENVSNAP_MASTER_SEED"] = str(seed.value["master_seed"])
+        plan.applied.append(
+            f"seed {seed.value['master_seed']}: random at start, numpy and torch on import, "
+            "ENVSNAP_MASTER_SEED set"
+        )
+
+
+def _apply_packages(
+    conditions: Conditions, plan: Plan, options: InstallOptions
+) -> PackageEnv | None:
+    here = host_versions()
+    pins: dict[str, str] = {}
+    for condition in conditions.values.values():
+        if condition.kind != "package":
+            continue
+        if condition.value is None:
+            if condition.name in here:
+                plan.not_applied.append(
+                    f"package {condition.name}: installed here ({here[condition.name]}), absent "
+                    "from the recorded run; a venv built on this one cannot hide it"
+                )
+        elif here.get(condition.name) != condition.value:
+            pins[condition.name] = str(condition.value)
+    if not pins:
+        return None
+    overlay = build(pins, options)
+    for name, version in sorted(overlay.installed.items()):
+        plan.applied.append(f"package {name}=={version} ({overlay.engine})")
+    for name, why in sorted(overlay.failed.items()):
+        plan.not_applied.append(f"package {name}=={pins[name]}: cannot be installed: {why}")
+    return overlay
+
+
+def _write_hook(run_dir: Path, config: dict[str, Any]) -> Path:
+    hook = run_dir / "hook"
+    hook.mkdir(parents=True, exist_ok=True)
+    (hook / "_envsnap_startup.py").write_text(
+        Path(startup.__file__).read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (hook / "sitecustomize.py").write_text(startup.SITECUSTOMIZE, encoding="utf-8")
+    _write_json(hook / "config.json", config)
+    return hook
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def launch(
+    argv: Sequence[str],
+    plan: Plan,
+    run_dir: Path,
+    *,
+    timeout_s: float,
+    capture: bool,
+) -> RunOutcome:
+    """Run argv (never through a shell) under the plan; kill its process group at the timeout."""
+    started = time.monotonic()
+    out = open(run_dir / "stdout.txt", "wb") if capture else None  # noqa: SIM115
+    err = open(run_dir / "stderr.txt", "wb") if capture else None  # noqa: SIM115
+    try:
+        process = subprocess.Popen(
+            list(argv), env=plan.env, stdout=out, stderr=err, start_new_session=capture
+        )
+        try:
+            code: int | None = process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill(process, group=capture)
+            code = None
+    finally:
+        for handle in (out, err):
+            if handle is not None:
+                handle.close()
+    return RunOutcome(code, time.monotonic() - started, run_dir)
+
+
+def _kill(process: subprocess.Popen[bytes], *, group: bool) -> None:
+    try:
+        if group:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait(timeout=30)
+
+
+def hook_events(run_dir: Path) -> list[dict[str, Any]]:
+    """What the startup hook reported, one entry per event and process."""
+    path = run_dir / "hook.jsonl"
+    if not path.is_file():
+        return []
+    events = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            continue
+    return events

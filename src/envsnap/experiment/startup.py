@@ -1,0 +1,262 @@
+"""The startup hook `envsnap run` puts in front of a job: applies recorded runtime conditions.
+
+`envsnap run` copies this file, as `_envsnap_startup.py`, with a two-line `sitecustomize.py` into a
+fresh directory placed first on PYTHONPATH. Every Python process of the job then calls
+`install()` at interpreter start, before the job's own code runs. It reads the JSON file named
+by ENVSNAP_HOOK_CONFIG and:
+
+- seeds `random` at once (when the recorded run declared seeds);
+- registers an import watcher: when the job imports torch (or numpy), the recorded torch
+  runtime flags and seeds are applied right after that import finishes.
+
+It uses the standard library only (the job may run another interpreter than envsnap's) and
+imports nothing heavy: a job that never imports torch never pays for it. Each applied or failed
+setting is appended as one JSON line to ENVSNAP_HOOK_LOG when that variable is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+CONFIG_ENV = "ENVSNAP_HOOK_CONFIG"
+LOG_ENV = "ENVSNAP_HOOK_LOG"
+
+Getter = Callable[[Any], Any]
+Setter = Callable[[Any, Any], None]
+
+
+def _dtype_name(torch: Any) -> str:
+    return str(torch.get_default_dtype())
+
+
+def _set_dtype(torch: Any, value: Any) -> None:
+    torch.set_default_dtype(getattr(torch, str(value).rsplit(".", 1)[-1]))
+
+
+def _attr(path: str) -> tuple[Getter, Setter]:
+    """Getter and setter of a plain attribute below `torch.backends` (e.g. 'cudnn.benchmark')."""
+    *owner_path, name = path.split(".")
+
+    def owner(torch: Any) -> Any:
+        target = torch.backends
+        for part in owner_path:
+            target = getattr(target, part)
+        return target
+
+    return (lambda torch: getattr(owner(torch), name)), (
+        lambda torch, value: setattr(owner(torch), name, value)
+    )
+
+
+def _sdp(kind: str) -> tuple[Getter, Setter]:
+    return (
+        lambda torch: getattr(torch.backends.cuda, f"{kind}_sdp_enabled")(),
+        lambda torch, value: getattr(torch.backends.cuda, f"enable_{kind}_sdp")(bool(value)),
+    )
+
+
+def _fill_memory() -> tuple[Getter, Setter]:
+    return (
+        lambda torch: torch.utils.deterministic.fill_uninitialized_memory,
+        lambda torch, value: setattr(torch.utils.deterministic, "fill_uninitialized_memory", value),
+    )
+
+
+# Torch-section field (dotted, as in the manifest) -> how to read and set it live.
+TORCH_FLAGS: dict[str, tuple[Getter, Setter]] = {
+    "num_threads": (lambda t: t.get_num_threads(), lambda t, v: t.set_num_threads(int(v))),
+    "num_interop_threads": (
+        lambda t: t.get_num_interop_threads(),
+        lambda t, v: t.set_num_interop_threads(int(v)),
+    ),
+    "default_dtype": (_dtype_name, _set_dtype),
+    "deterministic.fill_uninitialized_memory": _fill_memory(),
+    "cudnn.enabled": _attr("cudnn.enabled"),
+    "cudnn.benchmark": _attr("cudnn.benchmark"),
+    "cudnn.deterministic": _attr("cudnn.deterministic"),
+    "cudnn.allow_tf32": _attr("cudnn.allow_tf32"),
+    "matmul.allow_tf32": _attr("cuda.matmul.allow_tf32"),
+    "matmul.allow_fp16_reduced_precision_reduction": _attr(
+        "cuda.matmul.allow_fp16_reduced_precision_reduction"
+    ),
+    "matmul.allow_bf16_reduced_precision_reduction": _attr(
+        "cuda.matmul.allow_bf16_reduced_precision_reduction"
+    ),
+    "matmul.allow_fp16_accumulation": _attr("cuda.matmul.allow_fp16_accumulation"),
+    "matmul.float32_matmul_precision": (
+        lambda t: t.get_float32_matmul_precision(),
+        lambda t, v: t.set_float32_matmul_precision(str(v)),
+    ),
+    "sdpa.flash": _sdp("flash"),
+    "sdpa.mem_efficient": _sdp("mem_efficient"),
+    "sdpa.math": _sdp("math"),
+    "sdpa.cudnn": _sdp("cudnn"),
+}
+# Set together through torch.use_deterministic_algorithms(mode, warn_only=...).
+DETERMINISM_FLAGS = ("deterministic.algorithms", "deterministic.warn_only")
+
+
+def _log(event: dict[str, Any]) -> None:
+    path = os.environ.get(LOG_ENV)
+    if not path:
+        return
+    line = json.dumps({"pid": os.getpid(), **event}, sort_keys=True) + "\n"
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+    except OSError:
+        pass  # the job must run even when the log cannot be written
+
+
+def _set_one(torch: Any, name: str, value: Any) -> str:
+    getter, setter = TORCH_FLAGS[name]
+    try:
+        if getter(torch) == value:
+            return "already set"
+        setter(torch, value)
+    except Exception as exc:  # one refused flag must not stop the others or the job
+        return f"failed: {type(exc).__name__}: {exc}"
+    return "applied"
+
+
+def _set_determinism(torch: Any, flags: dict[str, Any]) -> str:
+    live = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    )
+    mode = bool(flags.get("deterministic.algorithms", live[0]))
+    warn = bool(flags.get("deterministic.warn_only", live[1]))
+    if (mode, warn) == live:
+        return "already set"  # setting it costs seconds in recent torch: only when it changes
+    try:
+        torch.use_deterministic_algorithms(mode, warn_only=warn)
+    except Exception as exc:
+        return f"failed: {type(exc).__name__}: {exc}"
+    return "applied"
+
+
+def apply_torch(torch: Any, flags: dict[str, Any], seed: dict[str, Any] | None) -> dict[str, str]:
+    """Apply recorded flags (and the torch seeds) to an imported torch; name -> outcome."""
+    outcome: dict[str, str] = {}
+    for name, value in flags.items():
+        if name in TORCH_FLAGS:
+            outcome[name] = _set_one(torch, name, value)
+    if any(name in flags for name in DETERMINISM_FLAGS):
+        status = _set_determinism(torch, flags)
+        outcome.update({name: status for name in DETERMINISM_FLAGS if name in flags})
+    if seed is not None and "torch" in seed:
+        torch.manual_seed(int(seed["torch"]))
+        if getattr(torch.version, "cuda", None) is not None and "cuda" in seed:
+            # Queued by torch until CUDA initialises: seeding never starts CUDA.
+            torch.cuda.manual_seed_all(int(seed["cuda"]))
+        outcome["seed"] = "applied"
+    return outcome
+
+
+class _ImportWatcher:
+    """A meta-path finder that runs a callback right after a watched top-level module loads."""
+
+    def __init__(self, callbacks: dict[str, Callable[[Any], None]]) -> None:
+        self.callbacks = callbacks
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        callback = self.callbacks.pop(fullname, None)
+        if callback is None:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None and spec.loader is not None:
+                self._wrap(spec.loader, callback)
+                return spec
+        return None
+
+    @staticmethod
+    def _wrap(loader: Any, callback: Callable[[Any], None]) -> None:
+        # The loader object belongs to this one module's spec; patch it for one call and
+        # restore it, rather than substitute a loader type that torch's own code may inspect.
+        original = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            try:
+                original(module)
+            finally:
+                loader.exec_module = original
+            callback(module)
+
+        loader.exec_module = exec_module
+
+
+def _seed_numpy(seed: dict[str, Any]) -> Callable[[Any], None]:
+    def apply(numpy: Any) -> None:
+        try:
+            numpy.random.seed(seed["numpy"])
+            _log({"event": "numpy", "seed": "applied"})
+        except Exception as exc:
+            _log({"event": "numpy", "seed": f"failed: {type(exc).__name__}: {exc}"})
+
+    return apply
+
+
+def install() -> None:
+    """Read the config named by ENVSNAP_HOOK_CONFIG and arm the hooks; never raises."""
+    path = os.environ.get(CONFIG_ENV)
+    if not path:
+        return
+    try:
+        with open(path, encoding="utf-8") as handle:
+            config: dict[str, Any] = json.load(handle)
+    except (OSError, ValueError) as exc:
+        _log({"event": "start", "error": f"cannot read the hook config: {exc}"})
+        return
+    seed = config.get("seed")
+    flags: dict[str, Any] = config.get("torch") or {}
+    if seed is not None and "python" in seed:
+        import random
+
+        random.seed(int(seed["python"]))
+    _log({"event": "start", "seed_python": seed is not None and "python" in seed})
+    callbacks: dict[str, Callable[[Any], None]] = {}
+    if flags or (seed is not None and "torch" in seed):
+        callbacks["torch"] = lambda torch: _log(
+            {"event": "torch", "flags": apply_torch(torch, flags, seed)}
+        )
+    if seed is not None and "numpy" in seed:
+        callbacks["numpy"] = _seed_numpy(seed)
+    for name in [name for name in callbacks if name in sys.modules]:
+        callbacks.pop(name)(sys.modules[name])
+    if callbacks:
+        sys.meta_path.insert(0, _ImportWatcher(callbacks))
+
+
+def chain_sitecustomize(own_dir: str) -> None:
+    """Run the sitecustomize our directory shadows (a distribution's or a venv's), if any."""
+    from importlib.machinery import PathFinder
+
+    others = [entry for entry in sys.path if os.path.abspath(entry or ".") != own_dir]
+    spec = PathFinder.find_spec("sitecustomize", others)
+    if spec is None or spec.loader is None:
+        return
+    from importlib.util import module_from_spec
+
+    try:
+        spec.loader.exec_module(module_from_spec(spec))
+    except Exception as exc:  # a broken site hook is the site's problem, not the job's
+        _log({"event": "start", "error": f"the shadowed sitecustomize failed: {exc}"})
+
+
+SITECUSTOMIZE = """\
+# Written by `envsnap run`: apply recorded runtime conditions at interpreter start.
+import os as _os
+
+import _envsnap_startup
+
+_envsnap_startup.install()
+_envsnap_startup.chain_sitecustomize(_os.path.dirname(_os.path.abspath(__file__)))
+"""
