@@ -5,16 +5,51 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
+from envsnap.cli.options import format_option, split_names
+
+SHOW_FORMATS = ("table", "markdown", "json")
 
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=False))
-def show(file: str) -> int:
+@click.option(
+    "-s",
+    "--section",
+    "sections",
+    multiple=True,
+    callback=split_names,
+    metavar="NAME",
+    help="Show only this section (repeatable, or comma-separated): code, python, packages, ...",
+)
+@click.option("--packages", is_flag=True, help="Also list every installed distribution.")
+@format_option(SHOW_FORMATS)
+def show(file: str, sections: list[str], packages: bool, fmt: str) -> int:
     """Print a readable summary of a manifest."""
     from envsnap.manifest.model import load
-    from envsnap.render.summary import render_summary
+    from envsnap.manifest.sections import SECTION_MODELS
 
-    click.echo(render_summary(load(file), color=None), nl=False)
+    unknown = [name for name in sections if name not in SECTION_MODELS]
+    if unknown:
+        raise click.BadParameter(
+            f"no section {', '.join(unknown)}; sections: {', '.join(SECTION_MODELS)}",
+            param_hint="'--section'",
+        )
+    manifest = load(file)
+    if fmt == "markdown":
+        from envsnap.render.bug_report import render_bug_report
+
+        click.echo(render_bug_report(manifest, sections), nl=False)
+    elif fmt == "json":
+        from envsnap.manifest.canonical import pretty_text
+
+        document = manifest.to_document()
+        chosen = sections or [name for name in SECTION_MODELS if document.get(name) is not None]
+        click.echo(pretty_text({name: document.get(name) for name in chosen}), nl=False)
+    else:
+        from envsnap.render.summary import render_summary
+
+        text = render_summary(manifest, color=None, sections=sections, packages=packages)
+        click.echo(text, nl=False)
     return 0
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from envsnap.manifest.model import Manifest
@@ -11,14 +11,22 @@ from envsnap.render.console import render_to_text
 from envsnap.render.escape import terminal_text
 
 
+def _v(value: object) -> str:
+    """A recorded value as text; a value the manifest does not know reads '?', never 'None'."""
+    return "?" if value is None else str(value)
+
+
 def _section_line(name: str, section: Any) -> str:
     """One line of the most telling facts per section; unknown sections show their size."""
     if name == "code":
-        state = "dirty" if section.dirty else "clean"
+        state = {True: "dirty", False: "clean", None: "dirty state unknown"}[section.dirty]
         where = section.branch or "detached HEAD"
-        return f"{section.commit[:12]} on {where}, {state}, {section.untracked_count} untracked"
+        return f"{section.commit[:12]} on {where}, {state}, {_v(section.untracked_count)} untracked"
     if name == "python":
-        return f"{section.implementation} {section.version} ({section.environment}) {section.executable}"
+        return (
+            f"{_v(section.implementation)} {section.version} ({_v(section.environment)}) "
+            f"{_v(section.executable)}"
+        )
     if name == "packages":
         locks = ", ".join(lock.path for lock in section.lock_files) or "no lock files"
         return f"{len(section.installed)} distributions; {locks}"
@@ -26,8 +34,8 @@ def _section_line(name: str, section: Any) -> str:
         cpu = section.cpu
         return (
             f"{section.os_release or section.os} kernel {section.kernel}, {section.libc or 'libc ?'}; "
-            f"{cpu.model or cpu.architecture} ({cpu.usable_cores}/{cpu.logical_cores} cores, "
-            f"{', '.join(cpu.isa_flags[:6]) or 'no ISA flags'})"
+            f"{cpu.model or cpu.architecture} ({_v(cpu.usable_cores)}/{_v(cpu.logical_cores)} "
+            f"cores, {', '.join(cpu.isa_flags[:6]) or 'no ISA flags'})"
         )
     if name == "env":
         shown = ", ".join(f"{k}={v}" for k, v in list(section.variables.items())[:4])
@@ -60,9 +68,10 @@ def _cuda_stack(section: Any) -> str:
 
 def _torch(section: Any) -> str:
     return (
-        f"cudnn deterministic={section.cudnn.deterministic} benchmark={section.cudnn.benchmark}; "
-        f"deterministic algorithms={section.deterministic.algorithms}; "
-        f"fp32 matmul as TF32: {section.effective.matmul_fp32.tf32}"
+        f"cudnn deterministic={_v(section.cudnn.deterministic)} "
+        f"benchmark={_v(section.cudnn.benchmark)}; "
+        f"deterministic algorithms={_v(section.deterministic.algorithms)}; "
+        f"fp32 matmul as TF32: {_v(section.effective.matmul_fp32.tf32)}"
     )
 
 
@@ -121,8 +130,52 @@ def _cell(value: str, style: str = "") -> Any:
     return Text(terminal_text(value), style=style)
 
 
-def render_summary(manifest: Manifest, *, color: bool | None = None) -> str:
-    """The `envsnap show` text: header facts, then one row per section with its status."""
+def section_rows(
+    manifest: Manifest, sections: Sequence[str] | None = None
+) -> list[tuple[str, str, str]]:
+    """(section, status, one-line summary) for each selected section the manifest mentions.
+
+    A section neither recorded nor run reads 'not recorded' when it was asked for by name."""
+    rows: list[tuple[str, str, str]] = []
+    for name in sections or SECTION_MODELS:
+        section = getattr(manifest, name)
+        record = manifest.collectors.get(name)
+        if section is not None:
+            summary = _section_line(name, section)
+            if section.unknown:
+                summary += f"  [unknown: {', '.join(sorted(section.unknown))}]"
+            rows.append((name, "ok", summary))
+        elif record is not None:
+            rows.append((name, record.status, record.reason or ""))
+        elif sections:
+            rows.append((name, "absent", "not recorded in this manifest"))
+    return rows
+
+
+def package_rows(manifest: Manifest) -> list[tuple[str, str, str]]:
+    """(name, version, where from) for every recorded distribution, sorted by name."""
+    if manifest.packages is None:
+        return []
+    rows: list[tuple[str, str, str]] = []
+    for package in manifest.packages.installed.values():
+        origin: str = package.source or "?"
+        if package.url:
+            origin += f" {package.url}"
+        if package.commit:
+            origin += f" @ {package.commit[:12]}"
+        rows.append((package.name, _v(package.version or None), origin))
+    return rows
+
+
+def render_summary(
+    manifest: Manifest,
+    *,
+    color: bool | None = None,
+    sections: Sequence[str] | None = None,
+    packages: bool = False,
+) -> str:
+    """The `envsnap show` text: header facts, one row per section with its status, and with
+    `packages` every installed distribution."""
     from rich.table import Table
 
     header = Table.grid(padding=(0, 2))
@@ -140,19 +193,15 @@ def render_summary(manifest: Manifest, *, color: bool | None = None) -> str:
     table.add_column("section")
     table.add_column("status")
     table.add_column("summary", overflow="fold")
-    for name in SECTION_MODELS:
-        section = getattr(manifest, name)
-        record = manifest.collectors.get(name)
-        if section is not None:
-            status = "ok"
-            summary = _section_line(name, section)
-            if section.unknown:
-                summary += f"  [unknown: {', '.join(sorted(section.unknown))}]"
-        elif record is not None:
-            status = record.status
-            summary = record.reason or ""
-        else:
-            continue
+    for name, status, summary in section_rows(manifest, sections):
         style = {"ok": "green", "skipped": "yellow", "error": "red"}.get(status, "")
         table.add_row(name, _cell(status, style), _cell(summary))
-    return render_to_text(header, table, color=color)
+    renderables: list[Any] = [header, table]
+    if packages:
+        listing = Table(title="packages", show_lines=False, expand=False)
+        for column in ("name", "version", "source"):
+            listing.add_column(column, overflow="fold")
+        for row in package_rows(manifest):
+            listing.add_row(*(_cell(value) for value in row))
+        renderables.append(listing)
+    return render_to_text(*renderables, color=color)
