@@ -23,3 +23,31 @@ def export_cyclonedx(manifest: str, output: str | None) -> int:
 
     emit(to_cyclonedx_json(load(manifest)), output)
     return 0
+
+
+@export.command("requirements")
+@click.argument("manifest", type=click.Path(dir_okay=True))
+@click.option("-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout.")
+def export_requirements(manifest: str, output: str | None) -> int:
+    """requirements.txt with exact pins that reinstalls the recorded packages (pip install -r).
+
+    Archives installed from a URL keep their recorded hash; editable, local-directory and
+    unrecoverable installs are listed as comments that say why."""
+    from envsnap.interop.export.requirements import to_requirements
+    from envsnap.manifest.model import load
+
+    emit(to_requirements(load(manifest)), output)
+    return 0
+
+
+@export.command("conda")
+@click.argument("manifest", type=click.Path(dir_okay=True))
+@click.option("-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout.")
+def export_conda(manifest: str, output: str | None) -> int:
+    """environment.yml (conda env create -f) with the recorded conda packages, their channels
+    where known, and every other distribution under pip."""
+    from envsnap.interop.export.conda import to_environment_yml
+    from envsnap.manifest.model import load
+
+    emit(to_environment_yml(load(manifest)), output)
+    return 0

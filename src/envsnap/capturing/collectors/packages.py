@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -69,7 +70,18 @@ def _source(dist: metadata.Distribution, redactor: Redactor) -> dict[str, Any]:
         return {"source": "editable", "url": url}
     if "dir_info" in info:
         return {"source": "local", "url": url}
-    return {"source": "url", "url": url}
+    return {"source": "url", "url": url, "hashes": _archive_hashes(info.get("archive_info"))}
+
+
+def _archive_hashes(archive: object) -> dict[str, str]:
+    """PEP 610 archive hashes: the `hashes` map, or the older single `hash` ("sha256=hex")."""
+    if not isinstance(archive, dict):
+        return {}
+    hashes = archive.get("hashes")
+    if isinstance(hashes, dict):
+        return {str(k): str(v) for k, v in hashes.items() if isinstance(v, str)}
+    algorithm, sep, value = str(archive.get("hash", "")).partition("=")
+    return {algorithm: value} if sep and value else {}
 
 
 def _read(dist: metadata.Distribution, filename: str) -> str | None:
@@ -143,11 +155,14 @@ def lock_files(root: Path, unknown: dict[str, str]) -> list[LockFile]:
     return [found[name] for name in sorted(found)]
 
 
-def conda_packages(prefix: Path) -> dict[str, CondaPackage] | None:
-    """conda-meta records, parsed from their file names (name-version-build.json).
+def conda_packages(
+    prefix: Path, redactor: Redactor | None = None
+) -> dict[str, CondaPackage] | None:
+    """conda-meta records: name, version and build from the file name (name-version-build.json),
+    the channel from the head of the file.
 
-    The JSON bodies list every file of the package and can be megabytes each; the name holds
-    everything we need.
+    The JSON bodies list every file of the package and can be megabytes each; conda writes
+    their keys sorted, so `channel` sits within the first few hundred bytes.
     """
     meta = prefix / "conda-meta"
     if not meta.is_dir():
@@ -156,8 +171,35 @@ def conda_packages(prefix: Path) -> dict[str, CondaPackage] | None:
     for path in sorted(meta.glob("*.json")):
         parts = path.stem.rsplit("-", 2)
         if len(parts) == 3:
-            records[parts[0]] = CondaPackage(version=parts[1], build=parts[2])
+            records[parts[0]] = CondaPackage(
+                version=parts[1],
+                build=parts[2],
+                channel=_conda_channel(path, redactor or Redactor()),
+            )
     return records
+
+
+_CHANNEL_KEY = re.compile(r'"channel"\s*:\s*"([^"\\]{1,300})"')
+# conda's platform folders (https://docs.conda.io/projects/conda/en/latest/user-guide/concepts/channels.html)
+_SUBDIR = re.compile(r"/(noarch|(linux|osx|win|emscripten|wasi|zos)-[a-z0-9_]+)$")
+
+
+def _conda_channel(path: Path, redactor: Redactor) -> str | None:
+    """The channel name (conda-forge, pytorch...) or URL, token and platform folder removed."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = _CHANNEL_KEY.search(head)
+    if found is None:
+        return None
+    channel = _SUBDIR.sub("", redactor.redact_url(found.group(1)).rstrip("/"))
+    channel = re.sub(r"/t/[^/]+", "", channel)  # anaconda.org access tokens live in the path
+    for host in ("https://conda.anaconda.org/", "http://conda.anaconda.org/"):
+        if channel.startswith(host):
+            return channel.removeprefix(host) or None
+    return channel or None
 
 
 def collect(context: CaptureContext) -> PackagesSection:
@@ -167,7 +209,7 @@ def collect(context: CaptureContext) -> PackagesSection:
         installed=installed_packages(context.redactor),
         project_root=str(root),
         lock_files=lock_files(root, unknown),
-        conda=conda_packages(Path(sys.prefix)),
+        conda=conda_packages(Path(sys.prefix), context.redactor),
         unknown=unknown,
     )
 

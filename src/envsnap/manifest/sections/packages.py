@@ -24,6 +24,11 @@ class Package(Model):
     url: str | None = Field(default=None, description="Direct URL, credentials removed.")
     vcs: str | None = Field(default=None, description="VCS kind for VCS installs (git...).")
     commit: str | None = Field(default=None, description="Commit id of a VCS install.")
+    hashes: dict[str, str] = Field(
+        default_factory=dict,
+        description="Archive hashes of a 'url' install (algorithm -> hex), from PEP 610 "
+        "archive_info; empty when the installer did not record them.",
+    )
     shadowed: list[str] = Field(
         default_factory=list,
         description="Versions of the same name found later on sys.path and hidden by this one.",
@@ -42,6 +47,11 @@ class LockFile(Model):
 class CondaPackage(Model):
     version: str = Field(description="Package version.")
     build: str = Field(description="Build string (e.g. cuda12_py311).")
+    channel: str | None = Field(
+        default=None,
+        description="Channel it came from (conda-forge, pytorch, or a URL without tokens); "
+        "null when the record does not say.",
+    )
 
 
 class PackagesSection(Section):

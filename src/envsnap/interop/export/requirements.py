@@ -1,0 +1,125 @@
+"""`envsnap export requirements`: a pip requirements file that reinstalls a manifest's packages.
+
+Every distribution the manifest records becomes one exact pin. What an index cannot give back
+is said in a comment instead of being guessed: editable and local-directory installs (their
+source is a checkout on the captured machine), VCS installs without a commit, URL installs whose
+URL was not recorded. An archive installed from a URL keeps its hash in the URL fragment
+(`#sha256=...`), which pip checks without switching every other line into hash-checking mode
+(https://pip.pypa.io/en/stable/topics/secure-installs/#hash-checking-mode).
+
+Every value comes from a file that may have been edited, so a name, version or URL that is not
+well-formed goes into a comment, escaped, and never becomes a line pip would act on.
+"""
+
+from __future__ import annotations
+
+import re
+
+from envsnap.manifest.model import Manifest
+from envsnap.manifest.sections.packages import Package
+from envsnap.render.escape import terminal_text
+
+# PEP 508 distribution names (https://peps.python.org/pep-0508/#names).
+_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+# Version strings as installed: PEP 440 characters, including a local tag (+cu121).
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
+# A URL pip can act on: a scheme and no whitespace, quotes or control characters.
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s'\"<>\\]+", re.IGNORECASE)
+_VCS = frozenset({"git", "hg", "svn", "bzr"})
+# PyTorch publishes its CPU, CUDA and ROCm builds on its own index, one folder per local tag
+# (https://pytorch.org/get-started/locally/); PyPI has only the default build.
+_TORCH_INDEX = "https://download.pytorch.org/whl/"
+_TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "triton", "pytorch-triton"})
+_TORCH_LOCAL_TAG = re.compile(r"\+(cpu|cu\d+|rocm[\d.]+|xpu)$")
+
+
+def _well_formed(package: Package) -> bool:
+    version = package.version or ""
+    return bool(_NAME.fullmatch(package.name) and _VERSION.fullmatch(version))
+
+
+def _direct_reference(package: Package) -> str | None:
+    """`name @ url` for a VCS or archive install pip can fetch again; None when it cannot."""
+    url = package.url or ""
+    if not _URL.fullmatch(url):
+        return None
+    if package.source == "vcs":
+        if package.vcs not in _VCS or not package.commit or not package.commit.isalnum():
+            return None
+        return f"{package.name} @ {package.vcs}+{url}@{package.commit}"
+    hashes = [
+        f"{algorithm}={value}"
+        for algorithm, value in sorted(package.hashes.items())
+        if algorithm in ("sha256", "sha384", "sha512") and value.isalnum()
+    ]
+    fragment = f"#{hashes[-1]}" if hashes and "#" not in url else ""
+    return f"{package.name} @ {url}{fragment}"
+
+
+def requirement_line(package: Package, checkout: str | None = None) -> str:
+    """The line for one distribution: a pin, a direct reference, or a comment saying why not.
+
+    `checkout` describes the captured repository, for an editable install of it."""
+    shown = terminal_text(f"{package.name}=={package.version or '?'}")
+    if not _well_formed(package):
+        return f"# {shown}: name or version is not well-formed; left out"
+    where = terminal_text(package.url or "an unrecorded place")
+    if package.source == "editable":
+        state = f" ({terminal_text(checkout)})" if checkout else ""
+        return f"# {shown}: editable install from {where}{state}; install it with pip -e"
+    if package.source == "local":
+        return f"# {shown}: installed from the local directory {where}; not on an index"
+    if package.source in ("vcs", "url"):
+        reference = _direct_reference(package)
+        if reference is None:
+            return f"# {shown}: {package.source} install from {where} cannot be fetched again"
+        return reference
+    note = f"  # installed by {package.installer}" if package.installer == "conda" else ""
+    return f"{package.name}=={package.version}{note}"
+
+
+def _checkout(manifest: Manifest, package: Package) -> str | None:
+    """'the captured repository at commit X' when an editable install is that repository."""
+    code = manifest.code
+    if code is None or not code.repo_root or package.url is None:
+        return None
+    if package.url.rstrip("/") != f"file://{code.repo_root}".rstrip("/"):
+        return None
+    state = ", with uncommitted changes" if code.dirty else ""
+    return f"the captured repository at commit {code.commit}{state}"
+
+
+def torch_index(packages: list[Package]) -> str | None:
+    """The PyTorch index folder the torch family's local tag (+cpu, +cu121...) comes from."""
+    for package in packages:
+        if package.name.lower() in _TORCH_FAMILY and package.source in (None, "index"):
+            match = _TORCH_LOCAL_TAG.search(package.version or "")
+            if match:
+                return _TORCH_INDEX + match.group(1)
+    return None
+
+
+def header_lines(manifest: Manifest, tool: str) -> list[str]:
+    """Comment lines naming the manifest and the interpreter the pins were captured with."""
+    python = manifest.python
+    interpreter = (
+        f"{python.implementation or 'Python'} {python.version}" if python else "not recorded"
+    )
+    return [
+        f"# Recreates the Python environment of an envsnap manifest ({tool}).",
+        f"# manifest digest: {terminal_text(manifest.digest or '(none)')}",
+        f"# captured: {manifest.created_at.isoformat()}; interpreter: {terminal_text(interpreter)}",
+    ]
+
+
+def to_requirements(manifest: Manifest) -> str:
+    """The requirements text; a manifest without a packages section gets an explaining comment."""
+    lines = header_lines(manifest, "pip install -r FILE, in a fresh virtual environment")
+    if manifest.packages is None:
+        return "\n".join([*lines, "# the manifest records no packages section"]) + "\n"
+    packages = list(manifest.packages.installed.values())
+    index = torch_index(packages)
+    if index is not None:
+        lines.append(f"--extra-index-url {index}")
+    lines += [requirement_line(package, _checkout(manifest, package)) for package in packages]
+    return "\n".join(lines) + "\n"
