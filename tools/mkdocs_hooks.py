@@ -1,0 +1,111 @@
+"""MkDocs hooks: pages whose text is generated from the code at build time.
+
+A page holds a marker comment, `<!-- generated: NAME -->`, and the hook replaces it with text
+built from the source of truth: the rule catalogs (`envsnap.diff.catalog`, the check rules) and
+the manifest's JSON Schema (from the pydantic models). Nothing generated is committed, so the
+site cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
+
+
+def on_config(config: Any) -> Any:
+    # The CLI registers commands as their modules are imported; import them all so the CLI
+    # reference (mkdocs-click) lists every command, whatever was imported before.
+    from envsnap.cli import COMMAND_MODULES
+
+    for module in sorted(set(COMMAND_MODULES.values())):
+        importlib.import_module(f"envsnap.cli.{module}")
+    return config
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    return MARKER.sub(lambda match: GENERATORS[match.group(1)](), markdown)
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _rule_table(rules: Iterable[Any]) -> list[str]:
+    lines = [
+        "| rule | severity (bitwise / close / conclusion) | what | why | what to do | sources |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rule in rules:
+        severity = " / ".join(rule.severity)
+        refs = "; ".join(rule.refs)
+        lines.append(
+            f"| `{rule.id}` | {severity} | {_cell(rule.title)} | {_cell(rule.why)} | "
+            f"{_cell(rule.fix)} | {_cell(refs)} |"
+        )
+    return lines
+
+
+def rule_catalog() -> str:
+    """Every diff rule, grouped by category, then every check rule."""
+    from envsnap.diff.catalog import CATALOG
+    from envsnap.diff.check.catalog import CHECK_RULES
+
+    lines = [
+        f"`envsnap diff` has {len(CATALOG)} rules; `envsnap check` has {len(CHECK_RULES)}.",
+        "",
+    ]
+    for category in dict.fromkeys(rule.category for rule in CATALOG):
+        lines += ["", f"## `diff`: {category}", ""]
+        lines += _rule_table(rule for rule in CATALOG if rule.category == category)
+    lines += ["", "## `check`", ""]
+    lines += _rule_table(CHECK_RULES)
+    return "\n".join(lines) + "\n"
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return f"[{name}](#{name.lower()})"
+    if "anyOf" in schema:
+        return " or ".join(_type_of(option) for option in schema["anyOf"])
+    if "enum" in schema:
+        return " \\| ".join(f"`{value}`" for value in schema["enum"])
+    if "const" in schema:
+        return f"`{schema['const']}`"
+    kind = schema.get("type", "any")
+    if kind == "array":
+        return f"list of {_type_of(schema.get('items', {}))}"
+    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        return f"map of {_type_of(schema['additionalProperties'])}"
+    return str(kind)
+
+
+def _properties_table(schema: dict[str, Any]) -> list[str]:
+    lines = ["| field | type | meaning |", "|---|---|---|"]
+    for name, prop in schema.get("properties", {}).items():
+        lines.append(f"| `{name}` | {_type_of(prop)} | {_cell(prop.get('description', ''))} |")
+    return lines
+
+
+def manifest_fields() -> str:
+    """The manifest's fields, then each nested model, from the published JSON Schema."""
+    from envsnap.manifest.model import schema_document
+
+    schema = schema_document()
+    lines = ["## Manifest", "", *_properties_table(schema)]
+    for name, definition in sorted(schema.get("$defs", {}).items()):
+        lines += ["", f"## {name}", ""]
+        if definition.get("description"):
+            lines += [_cell(definition["description"]), ""]
+        lines += _properties_table(definition)
+    return "\n".join(lines) + "\n"
+
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "rule-catalog": rule_catalog,
+    "manifest-fields": manifest_fields,
+}
