@@ -37,6 +37,7 @@ from envsnap.manifest.sections import (
     TokenizerSection,
     TorchSection,
 )
+from envsnap.manifest.sections.packages import omit_later_additions
 from envsnap.manifest.validation import validate_one_line
 
 SCHEMA_VERSION = "1.0"
@@ -121,6 +122,13 @@ class Manifest(SealedDocument):
     extra: dict[str, JsonValue] = Field(
         default_factory=dict, description="Free-form values the job attached (redacted)."
     )
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON-compatible dict form, digest included."""
+        document = self.model_dump(mode="json")
+        if document.get("packages"):
+            omit_later_additions(document["packages"])
+        return document
 
     def canonical(self) -> bytes:
         return canonical_bytes(self.to_document())
