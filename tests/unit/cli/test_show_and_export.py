@@ -18,7 +18,7 @@ from envsnap.interop.export.requirements import to_requirements
 from envsnap.manifest.model import Manifest, load
 from envsnap.manifest.sections.packages import Package
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 FULL = FIXTURES / "manifests" / "full.json"
 A_COLLECT_ENV_REPORT = FIXTURES / "collect_env" / "04_2020_torch1.7_rocm_na_fields.txt"
 
