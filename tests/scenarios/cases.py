@@ -369,13 +369,6 @@ CASES: tuple[Case, ...] = (
         a=chain(H100, torch_version("2.4.1+cu121")),
     ),
     Case(
-        "torch-2.10-2.11",
-        "torch 2.10 -> 2.11: cuDNN attention dispatched by default on Hopper",
-        "flip.torch-2.11-cudnn-sdpa",
-        torch_version("2.11.0+cu128"),
-        a=chain(H100, torch_version("2.10.0+cu128")),
-    ),
-    Case(
         "pillow-7",
         "Pillow 6.2 -> 7.0: resize resampling default changed",
         "stack.preprocessing",

@@ -86,7 +86,6 @@ FLIPS: tuple[tuple[str, str, str], ...] = (
     ("torch", "2.0", "flip.torch-2.0-foreach"),
     ("torch", "2.5", "flip.torch-2.5-sdpa"),
     ("torch", "2.9", "flip.torch-2.9-fp32-precision"),
-    ("torch", "2.11", "flip.torch-2.11-cudnn-sdpa"),
     ("transformers", "4.46", "flip.transformers-4.46-ga-loss"),
     ("numpy", "2.0", "flip.numpy-2.0-nep50"),
     ("numpy", "1.25", "flip.numpy-1.25-argsort"),

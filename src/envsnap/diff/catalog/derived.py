@@ -195,21 +195,6 @@ RULES: tuple[Rule, ...] = (
         derived=True,
     ),
     Rule(
-        id="flip.torch-2.11-cudnn-sdpa",
-        specificity=1,
-        match=(f"{PKG}.torch.version",),
-        category="algorithm",
-        severity=("high", "high", "medium"),
-        title="torch crossed 2.11: cuDNN attention dispatched by default on Hopper",
-        why="from 2.11 scaled_dot_product_attention picks the cuDNN backend on sm90 where "
-        "flash or mem-efficient ran before; its backward produced NaN gradients for some "
-        "shapes.",
-        fix="Pin the attention backend with sdpa_kernel, or disable cuDNN SDPA "
-        "(torch.backends.cuda.enable_cudnn_sdp(False)).",
-        refs=(f"{NUM} B6", "pytorch/pytorch#196678"),
-        derived=True,
-    ),
-    Rule(
         id="flip.numpy-2.0-nep50",
         specificity=1,
         match=(f"{PKG}.numpy.version",),
