@@ -2,8 +2,9 @@
 
 In-job captures record the device of the model's parameters (`precision.device`). Imported
 records state only whether CUDA was available (`Is CUDA available` in a collect_env report,
-`torch.cuda_available` in other records); that is taken as where the job ran. A side with a
-GPU section and no devices ran on the CPU.
+`torch.cuda_available` in other records); that is taken as where the job ran. A side whose
+torch is a CPU-only build (`cuda_stack.torch_build == "cpu"`) cannot have run torch math on a
+GPU, and a side with a GPU section and no devices ran on the CPU.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def job_device(doc: Doc) -> str | None:
         available = _get(doc, path)
         if isinstance(available, bool):
             return "cuda" if available else "cpu"
+    if _get(doc, "cuda_stack.torch_build") == "cpu":
+        return "cpu"
     devices = _get(doc, "gpu.devices")
     if isinstance(doc.get("gpu"), dict) and isinstance(devices, dict) and not devices:
         return "cpu"

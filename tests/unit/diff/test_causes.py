@@ -185,3 +185,18 @@ def test_table_hides_bookkeeping_fits_and_explains_top_findings() -> None:
     assert "capture bookkeeping" in render_table(report, color=False, show_all=True)
     assert "capture bookkeeping" not in render_markdown(report)
     assert report.summary.verdict.startswith("most likely cause (close): uncommitted changes")
+
+
+def test_gpu_only_variable_is_info_when_both_sides_run_a_cpu_only_torch_build() -> None:
+    """A CLI capture on a machine without a GPU records no job device and no GPU section,
+    only that torch is a CPU build: cuBLAS cannot act, the thread count can."""
+    a, b = _pair()
+    for doc in (a, b):
+        doc["precision"] = None
+        doc["gpu"] = None
+        doc["cuda_stack"].update(torch_build="cpu", torch_cuda=None, torch_version="2.13.0+cpu")
+    b["env"]["variables"].update(CUBLAS_WORKSPACE_CONFIG=":16:8", OMP_NUM_THREADS="3")
+    report = diff_documents(a, b)
+    assert _above_info(report) == ["env.threads"]
+    assert report.findings[0].rule == "env.threads"
+
