@@ -2,7 +2,10 @@
 
 A GPU-only setting (cuDNN, cuBLAS, NCCL, TF32 variables and flags, CUDA libraries) cannot change
 results when neither side's job ran on a GPU; a TF32 setting cannot when neither side's GPUs
-can run TF32.
+can run TF32. The state of a random generator that starts from OS entropy (python's `random`,
+numpy's legacy global RNG) differs in every process unless it is seeded: when neither side
+declares it seeded, a different state digest is what an unseeded generator looks like, not a
+changed condition.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ TF32_RULES = frozenset(
         "precision.tf32-override",
     }
 )
+# Generators whose initial state is drawn from OS entropy at import (torch's default seed is a
+# constant, so an unseeded torch generator starts the same in every process).
+ENTROPY_SEEDED = ("python", "numpy")
+_UNSEEDED: tuple[Severity, Severity, Severity] = ("low", "info", "info")
 _LOW: tuple[Severity, Severity, Severity] = ("low", "low", "low")
 _INFO: tuple[Severity, Severity, Severity] = ("info", "info", "info")
 
@@ -38,7 +45,11 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     no_tf32 = tf32_gpu(a) is False and tf32_gpu(b) is False
     out: list[Hit] = []
     toggled = cudnn_toggled(a, b)
+    unseeded: set[str | None] = set(_unseeded_on_both_sides(a, b))
     for hit in hits:
+        if _unseeded_generator(hit.path) in unseeded:
+            out.append(replace(hit, severity=_UNSEEDED, active=False, title=_unseeded_title(hit)))
+            continue
         if toggled and hit.path.startswith("torch.effective.conv_fp32."):
             # cuDNN itself was switched off: conv TF32 follows from that one cause.
             out.append(replace(hit, rule="algo.cudnn-api", title=None))
@@ -52,3 +63,31 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
         else:
             out.append(hit)
     return out
+
+
+_STATE_DIGEST = "seeds.state_digests."
+
+
+def _unseeded_generator(path: str) -> str | None:
+    """The generator a state-digest path is about, or None for any other path."""
+    return path[len(_STATE_DIGEST) :] if path.startswith(_STATE_DIGEST) else None
+
+
+def _unseeded_title(hit: Hit) -> str:
+    generator = _unseeded_generator(hit.path)
+    return (
+        f"{generator} RNG state differs: seeded on neither side, so it starts from OS entropy "
+        "in each process"
+    )
+
+
+def _seeded(doc: Doc) -> set[str]:
+    seeds = doc.get("seeds")
+    listed = seeds.get("seeded") if isinstance(seeds, dict) else None
+    return {str(name) for name in listed} if isinstance(listed, list) else set()
+
+
+def _unseeded_on_both_sides(a: Doc, b: Doc) -> set[str]:
+    """The entropy-seeded generators that neither side declares seeded."""
+    declared = _seeded(a) | _seeded(b)
+    return {name for name in ENTROPY_SEEDED if name not in declared}
