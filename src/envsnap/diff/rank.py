@@ -136,6 +136,13 @@ def hits_for(changes: Iterable[Change], target: Target) -> list[Hit]:
     return hits
 
 
+def without_covered(hits: Iterable[Hit], derived: Iterable[Hit]) -> list[Hit]:
+    """The hits, less fallbacks at a path a derived finding already reports (the device a
+    derived rule normalises from 'cuda:0' is that finding's evidence, not another difference)."""
+    covered = {path for hit in derived for path in (hit.path, *(p for p, _, _ in hit.extra))}
+    return [hit for hit in hits if not (hit.rule == "fallback" and hit.path in covered)]
+
+
 def _short(value: Any) -> str:
     if value is None:
         return "(absent)"
@@ -245,7 +252,7 @@ def diff_documents(
     label_b: str | None = None,
 ) -> Report:
     """Compare two manifest documents (their JSON form) and rank every difference."""
-    hits = hits_for(compute_changes(doc_a, doc_b), target)
-    hits.extend(derived_hits(doc_a, doc_b))
-    hits = apply_gates(hits, doc_a, doc_b)
+    derived = derived_hits(doc_a, doc_b)
+    hits = without_covered(hits_for(compute_changes(doc_a, doc_b), target), derived)
+    hits = apply_gates([*hits, *derived], doc_a, doc_b)
     return build_report(hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b)

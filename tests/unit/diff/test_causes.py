@@ -200,3 +200,12 @@ def test_gpu_only_variable_is_info_when_both_sides_run_a_cpu_only_torch_build() 
     assert _above_info(report) == ["env.threads"]
     assert report.findings[0].rule == "env.threads"
 
+
+def test_a_fact_a_derived_rule_reads_is_not_repeated_as_an_other_difference() -> None:
+    """'cpu' → 'cuda:0' is the device finding; the raw path must not come back as a fallback."""
+    a, b = _pair()
+    a["precision"]["device"] = "cpu"
+    b["precision"]["device"] = "cuda:0"
+    report = diff_documents(a, b)
+    citing = [f.rule for f in report.findings if "precision.device" in {e.path for e in f.evidence}]
+    assert citing == ["hw.device"]
