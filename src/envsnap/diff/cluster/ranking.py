@@ -18,15 +18,14 @@ def relevant_findings(
     from envsnap.diff.changes import compute_changes
     from envsnap.diff.cluster.paths import parse_dotted, value_key
     from envsnap.diff.cluster.relevance import is_comparable
-    from envsnap.diff.derived import derived_hits
-    from envsnap.diff.rank import build_report, hits_for
+    from envsnap.diff.derived import Hit, derived_hits
+    from envsnap.diff.gates import apply_gates
+    from envsnap.diff.rank import build_report, hits_for, without_covered
 
     def relevant(path: tuple[str, ...]) -> bool:
         return is_comparable(path, per_rank_seeds=per_rank_seeds)
 
-    hits = hits_for(
-        [change for change in compute_changes(doc_a, doc_b) if relevant(change.path)], target
-    )
+    derived: list[Hit] = []
     for hit in derived_hits(doc_a, doc_b):
         # A derived hit with equal sides states a shared condition ("neither run was
         # deterministic"), not a way in which these two differ.
@@ -37,5 +36,8 @@ def relevant_findings(
         except ValueError:
             path = (hit.path,)
         if relevant(path):
-            hits.append(hit)
+            derived.append(hit)
+    changes = [change for change in compute_changes(doc_a, doc_b) if relevant(change.path)]
+    hits = without_covered(hits_for(changes, target), derived)
+    hits = apply_gates([*hits, *derived], doc_a, doc_b)
     return [f for f in build_report(hits, target=target).findings if f.category != "noise"]

@@ -182,3 +182,20 @@ def test_cluster_document_validates_against_published_schema(
     schema = json.loads((REPO_ROOT / "schemas" / "cluster.v1.json").read_text())
     cluster = cluster_of([rank_doc(base_document, r) for r in range(2)])
     jsonschema.validate(cluster.to_document(), schema)
+
+
+def test_cluster_and_fleet_findings_carry_the_same_severities_as_diff() -> None:
+    """Between two CPU-only runs a cuBLAS variable cannot act: info in `diff`, and so in the
+    findings fleet and cluster reports rank."""
+    from envsnap.diff import diff_documents
+    from envsnap.diff.cluster.ranking import relevant_findings
+    from tests.helpers.manifests import full_pair
+
+    a, b = full_pair()
+    for doc in (a, b):
+        doc["precision"]["device"] = "cpu"
+    b["env"]["variables"]["CUBLAS_WORKSPACE_CONFIG"] = ":16:8"
+    in_diff = {f.rule: f.severity for f in diff_documents(a, b).findings}
+    in_fleet = {f.rule: f.severity for f in relevant_findings(a, b, "close", per_rank_seeds=False)}
+    assert in_diff["algo.cublas-workspace"] == "info"
+    assert in_fleet["algo.cublas-workspace"] == in_diff["algo.cublas-workspace"]
