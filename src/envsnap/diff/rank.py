@@ -182,7 +182,9 @@ def _verdict(findings: Sequence[Finding], target: Target) -> str:
         return "identical conditions: nothing differs"
     top = findings[0]
     if top.severity == "info":
-        return f"no difference expected to change results ({target}); {len(findings)} bookkeeping"
+        if top.category == "noise":
+            return f"no difference expected to change results ({target}); bookkeeping only"
+        return f"no difference expected to change results ({target}); info: {top.title}"
     others = sum(1 for f in findings[1:] if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["medium"])
     tail = f"; {others} other finding(s) at medium or above" if others else ""
     if top.severity in ("critical", "high"):
@@ -202,7 +204,8 @@ def _finding(group: Group, target: Target) -> tuple[Standing, Finding]:
     proof = evidence(group, first)
     standing = Standing(
         severity=severity,
-        active=is_active(group.hits),
+        # Bookkeeping cannot act on results: it never outranks a cause of equal severity.
+        active=category != "noise" and is_active(group.hits),
         specificity=max(RULES_BY_ID[hit.rule].specificity for hit in group.hits),
         category=category,
         magnitude=max(hit.magnitude for hit in group.hits),

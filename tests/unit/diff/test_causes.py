@@ -209,3 +209,30 @@ def test_a_fact_a_derived_rule_reads_is_not_repeated_as_an_other_difference() ->
     report = diff_documents(a, b)
     citing = [f.rule for f in report.findings if "precision.device" in {e.path for e in f.evidence}]
     assert citing == ["hw.device"]
+
+
+def _cpu_only_pair_with_a_cublas_change() -> tuple[dict[str, Any], dict[str, Any]]:
+    a, b = _pair()
+    for doc in (a, b):
+        doc["precision"]["device"] = "cpu"
+    b["env"]["variables"]["CUBLAS_WORKSPACE_CONFIG"] = ":16:8"
+    b["created_at"] = "2031-01-01T00:00:00Z"
+    b["system"]["hostname"] = "other-node"
+    return a, b
+
+
+def test_bookkeeping_ranks_after_every_cause_and_is_never_active() -> None:
+    report = diff_documents(*_cpu_only_pair_with_a_cublas_change())
+    categories = [f.category for f in report.findings]
+    assert "noise" in categories and categories[0] != "noise"
+    first_noise = categories.index("noise")
+    assert set(categories[first_noise:]) == {"noise"}
+    for finding in report.findings[first_noise:]:
+        assert "active on the run" not in (finding.rank_reason or "")
+
+
+def test_an_info_only_headline_names_the_top_finding_not_a_bookkeeping_count() -> None:
+    report = diff_documents(*_cpu_only_pair_with_a_cublas_change())
+    assert _above_info(report) == []
+    assert "CUBLAS_WORKSPACE_CONFIG" in report.summary.verdict
+    assert "bookkeeping" not in report.summary.verdict
