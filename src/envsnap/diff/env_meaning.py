@@ -25,6 +25,12 @@ _OTHER_TOOLS = re.compile(
 )
 
 
+def names_location(name: str) -> bool:
+    """True for a variable whose value is a place on its machine (a directory, a search path,
+    a file, a host or port), whether or not that place changes results."""
+    return name in _ACTING_PATHS or _LOCATION.fullmatch(name) is not None
+
+
 def cannot_act(name: str) -> bool:
     """True for a variable that names a location, a log setting or another tool's setting."""
     if name in _ACTING_PATHS:

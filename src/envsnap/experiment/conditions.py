@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from envsnap.capturing.redact import Redactor
+from envsnap.diff.env_meaning import cannot_act, names_location
 from envsnap.experiment.startup import DETERMINISM_FLAGS, TORCH_FLAGS
 
 ConditionKind = Literal["env", "torch", "seed", "package"]
@@ -22,6 +24,7 @@ REDACTED = "<redacted>"
 # Package sources that a version pin cannot reinstall.
 LOCAL_SOURCES = frozenset({"editable", "vcs", "url", "local"})
 SEED_PURPOSES = ("python", "numpy", "torch", "cuda")
+_REDACTOR = Redactor()
 _TOKEN = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|([^.\[]+)')
 
 # Top-level sections (or torch fields) that cannot be applied, and why.
@@ -41,6 +44,38 @@ NOT_APPLICABLE: dict[str, str] = {
     "packages": "not a package version",
 }
 TORCH_FIELDS = (*TORCH_FLAGS, *DETERMINISM_FLAGS)
+# Variables a launcher sets to lay out its processes: imposed on a single job, WORLD_SIZE=8
+# makes torch.distributed wait for eight ranks.
+LAUNCHER_VARIABLES = frozenset(
+    {
+        "WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "ROLE_RANK",
+        "NODE_RANK", "GROUP_WORLD_SIZE", "ROLE_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+    }
+)  # fmt: skip
+LAUNCHER_PREFIXES = ("SLURM_", "TORCHELASTIC_", "OMPI_COMM_WORLD_", "PMI_")
+# Which of the recorded machine's GPUs the job saw, and in which order.
+DEVICE_SELECTION = frozenset(
+    {
+        "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
+    }
+)  # fmt: skip
+
+
+def bound_to_machine(name: str) -> str | None:
+    """Why a variable belongs to the recorded machine or launch rather than to the job's
+    conditions (so it is neither set nor unset here), or None when it can be applied."""
+    if name in LAUNCHER_VARIABLES or name.startswith(LAUNCHER_PREFIXES):
+        return "set by the recorded run's launcher (process layout)"
+    if name in DEVICE_SELECTION:
+        return "selects the recorded machine's GPUs"
+    if names_location(name):
+        return "a location on the recorded machine"
+    if cannot_act(name):
+        return "a log or another tool's setting: cannot change results"
+    if _REDACTOR.is_secret_name(name):
+        return "a credential: this machine's own is kept"
+    return None
 
 
 @dataclass(frozen=True)
@@ -133,8 +168,11 @@ def _env(env: Any, seeds: Any, out: Conditions) -> None:
         out.env_names = tuple(env.get("names") or ())
         redacted = set(env.get("redacted") or ())
         for name, value in (env.get("variables") or {}).items():
-            if name in redacted or value == REDACTED:
+            bound = bound_to_machine(name)
+            if name in redacted or REDACTED in str(value):
                 out.skipped[f"env:{name}"] = "its value was redacted in the manifest"
+            elif bound is not None:
+                out.skipped[f"env:{name}"] = bound
             else:
                 _add(out, "env", name, value)
     # The seeds section records PYTHONHASHSEED even when the env section was not captured.

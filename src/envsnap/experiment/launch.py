@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.experiment import startup
-from envsnap.experiment.conditions import Conditions
+from envsnap.experiment.conditions import Conditions, bound_to_machine
 from envsnap.experiment.packages import InstallOptions, PackageEnv, build, host_versions
 
 
@@ -84,8 +84,14 @@ def prepare(
 
 def _apply_env(conditions: Conditions, plan: Plan) -> None:
     recorded = {c.name for c in conditions.values.values() if c.kind == "env"}
-    # A variable of a recorded family that the recorded run did not have was unset there.
-    for name in [n for n in plan.env if conditions.selects_env(n) and n not in recorded]:
+    # A variable of a recorded family that the recorded run did not have was unset there;
+    # this machine's locations, launcher layout and credentials stay as they are.
+    unset = [
+        name
+        for name in plan.env
+        if conditions.selects_env(name) and name not in recorded and not bound_to_machine(name)
+    ]
+    for name in unset:
         del plan.env[name]
         plan.applied.append(f"env {name} unset (absent from the recorded run)")
     for condition in sorted(conditions.values.values(), key=lambda c: c.key):
