@@ -137,18 +137,10 @@ def _not_applicable_here(document: dict[str, Any]) -> list[str]:
     from envsnap.capturing.config import discover_config
     from envsnap.capturing.run import capture_process
     from envsnap.diff.rank import diff_documents
-    from envsnap.experiment.conditions import keys_for_path, why_not_applicable
-    from envsnap.experiment.findings import finding_paths
+    from envsnap.experiment.findings import not_applicable
 
     here = capture_process(config=discover_config(Path.cwd())).to_document()
-    lines = []
-    for finding in diff_documents(document, here).findings:
-        if finding.rule == "uncaptured" or finding.category == "noise":
-            continue  # not recorded here (torch not imported), or bookkeeping: nothing to say
-        paths = [p for p in finding_paths(finding) if not keys_for_path(p)]
-        if paths:
-            lines.append(f"{finding.title} ({why_not_applicable(paths[0])})")
-    return lines
+    return not_applicable(diff_documents(document, here).findings)
 
 
 def _say_plan(source: str, plan: Plan, not_here: list[str]) -> None:

@@ -6,7 +6,7 @@ else through its single `path`; nothing else here depends on the finding's shape
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,3 +37,21 @@ def ranked_paths(doc_a: dict[str, Any], doc_b: dict[str, Any]) -> Iterator[Ranke
     for finding in report.findings:
         for path in finding_paths(finding):
             yield RankedPath(finding.rank, path, finding.title)
+
+
+def not_applicable(findings: Iterable[Any]) -> list[str]:
+    """The findings none of whose evidence can be applied here, in rank order, each with why.
+
+    A finding with any applicable path (the seed finding's master seed beside its RNG state
+    digests) is applied through that path, so it is not listed.
+    """
+    from envsnap.experiment.conditions import keys_for_path, why_not_applicable
+
+    lines = []
+    for finding in findings:
+        if finding.rule == "uncaptured" or finding.category == "noise":
+            continue  # not recorded on one side (torch not imported), or bookkeeping
+        paths = finding_paths(finding)
+        if not any(keys_for_path(path) for path in paths):
+            lines.append(f"{finding.title} ({why_not_applicable(paths[0])})")
+    return lines

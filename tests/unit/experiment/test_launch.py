@@ -54,3 +54,19 @@ def test_machine_and_launcher_bound_variables_are_reported_not_applied(tmp_path:
     skipped = "\n".join(plan.not_applied)
     for name in ("LD_LIBRARY_PATH", "WORLD_SIZE", "CUDA_VISIBLE_DEVICES", "HF_ENDPOINT"):
         assert f"env:{name}" in skipped, name
+
+
+def test_a_finding_whose_setting_is_applied_is_not_called_not_applicable() -> None:
+    """The seed finding rests on the master seed (applied) and on RNG digests (not
+    applicable on their own); it was applied, so it is not listed as not applicable."""
+    from envsnap.diff import diff_documents
+    from envsnap.experiment.findings import not_applicable
+    from tests.helpers.manifests import full_pair
+
+    a, b = full_pair()
+    b["seeds"]["master_seed"] = 99
+    b["seeds"]["state_digests"]["torch"] = "sha256:" + "7" * 64
+    b["gpu"]["devices"]["0"]["name"] = "NVIDIA A40"
+    lines = not_applicable(diff_documents(a, b).findings)
+    assert not any("seed" in line for line in lines), lines
+    assert any("A40" in line or "GPU" in line for line in lines), lines
