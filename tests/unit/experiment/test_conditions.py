@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from envsnap.experiment.conditions import (
@@ -97,3 +98,17 @@ def test_metric_is_the_last_match() -> None:
     assert metric_from_text("nothing here", pattern) is None
     assert metric_from_text(" 3e-2\n", None) == 0.03
     assert metric_from_text("3 4", None) is None
+
+
+def test_metric_is_the_last_match_of_an_output_larger_than_the_read_limit(tmp_path: Path) -> None:
+    """A chatty job prints its final metric after megabytes of logs: the value is read from
+    the end of its output, within the same bounded read."""
+    from envsnap.experiment.metric import MAX_METRIC_FILE_BYTES, read_metric
+
+    stdout = tmp_path / "stdout.txt"
+    filler = b"step log line that does not carry the metric\n"
+    with stdout.open("wb") as handle:
+        handle.write(b"loss=1.0\n")
+        handle.write(filler * (2 * MAX_METRIC_FILE_BYTES // len(filler)))
+        handle.write("loss=0.5 \u00e9\n".encode())
+    assert read_metric(stdout, None, compile_metric(r"loss=(\S+)")) == 0.5
