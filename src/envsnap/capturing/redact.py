@@ -11,11 +11,14 @@ A name-flagged value is replaced whole. A format match replaces only the matchin
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from envsnap.capturing.secret_formats import KEYED, WHOLE
 
 REDACTED = "<redacted>"
 
@@ -108,19 +111,33 @@ _TOKEN_PATTERNS: tuple[str, ...] = (
     # PEM private keys: the whole block, or to the end of the text when it was cut short.
     r"(?s:-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----|.*))",
 )
-# scheme://userinfo@ in any URL.
+# scheme://user:password@ in any URL. The password runs to the last `@` of the word, so one
+# with an unescaped `/` or `@` in it is still caught (over-redacting a port is the lesser harm).
 # Bounded and anchored by a lookbehind so that a long unbroken string is scanned in linear time
 # (an open-ended scheme made redaction quadratic: seconds for a 40 kB argument).
-_URL_USERINFO = re.compile(
-    r"(?P<scheme>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://)(?P<userinfo>[^/@\s]{1,512})@"
+_SCHEME = r"(?P<scheme>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://)"
+_URL_PASSWORD = re.compile(
+    _SCHEME + r"(?P<user>[^/@:\s]{0,256}):(?P<password>[^\s@]{0,1024}(?:@[^\s@]{0,1024})*?)@"
+    r"(?=[^\s@]*(?:\s|$))"
 )
+_PORT_AND_PATH = re.compile(r"[0-9]{1,5}(?:/.*)?")
+# scheme://userinfo@ without a colon: a token used as the user name.
+_URL_USERINFO = re.compile(_SCHEME + r"(?P<userinfo>[^/@\s]{1,512})@")
 # A bare user name in a URL (ssh://git@host) is kept; anything else before `@` is redacted.
 _PLAIN_USER = re.compile(r"[a-z_][a-z0-9_.\-]{0,19}")
-# scp-style git remotes with a password: user:password@host:path.
-_SCP_USERINFO = re.compile(r"^(?P<userinfo>[^@/\s:]+:[^@/\s]+)@(?=[^@\s]+$)")
-# Authorization header credentials; the value must look random (a digit or base64 punctuation).
+# scp-style remotes with a password, user:password@host:path, alone or inside free text.
+_SCP_USERINFO = re.compile(
+    r"(?<![\w/:@.\-])(?P<userinfo>[\w.\-]{1,256}:[^@/\s:]{1,1024})@(?=[\w.\-]{1,256}:)"
+)
+# Authorization credentials. After `Authorization:` any value is a credential (a Basic token
+# of letters only is still base64 of user:password); elsewhere the value must look random (a
+# digit or base64 punctuation), so prose such as "Bearer authentication" is left alone.
+_AUTH_HEADER = re.compile(
+    r"(?P<scheme>(?i:\bauthorization\b)[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z][A-Za-z0-9_\-]{0,31}\s+)?)"
+    r"[A-Za-z0-9._~+/=\-]{4,}"
+)
 _AUTH_SCHEME = re.compile(
-    r"(?P<scheme>\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+)"
+    r"(?P<scheme>\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Tt]oken)\s+)"
     r"(?=[A-Za-z0-9._~+/=\-]*[0-9+/=])[A-Za-z0-9._~+/=\-]{8,}"
 )
 # `name=` in free text, argv values and URL query strings; the value runs to a separator.
@@ -134,16 +151,28 @@ _VALUE_END = re.compile(r"[\s&;,'\"]")
 _SPLIT_NAME = re.compile(r"[_\-.]+")
 
 
+@functools.cache
+def _value_pattern(extra_patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """Every whole-value format in one pattern, compiled on first use (tens of ms)."""
+    patterns = (*_TOKEN_PATTERNS, *(fmt.pattern for fmt in WHOLE), *extra_patterns)
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+@functools.cache
+def _keyed_pattern() -> re.Pattern[str]:
+    """Formats that need a key in front; only the value (each pattern's one group) is replaced."""
+    return re.compile("|".join(f"(?:{fmt.pattern})" for fmt in KEYED))
+
+
 @dataclass(frozen=True)
 class Redactor:
     """Applies the secret rules. `extra_patterns` are user regexes (from the config file)."""
 
     extra_patterns: tuple[str, ...] = ()
-    _value_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        patterns = (*_TOKEN_PATTERNS, *self.extra_patterns)
-        object.__setattr__(self, "_value_re", re.compile("|".join(f"(?:{p})" for p in patterns)))
+    @property
+    def _value_re(self) -> re.Pattern[str]:
+        return _value_pattern(self.extra_patterns)
 
     def is_secret_name(self, name: str) -> bool:
         """True when a variable or flag name suggests its value is a secret."""
@@ -165,8 +194,13 @@ class Redactor:
     def redact_text(self, text: str) -> str:
         """Replace credentials in free text: URL user-info, token formats, auth headers and
         `name=value` pairs whose name is secret-like."""
-        text = _URL_USERINFO.sub(self._userinfo, text)
+        if "@" in text:
+            text = _URL_PASSWORD.sub(self._password, text)
+            text = _URL_USERINFO.sub(self._userinfo, text)
+            text = _SCP_USERINFO.sub(f"{REDACTED}@", text)
         text = self._value_re.sub(REDACTED, text)
+        text = _keyed_pattern().sub(_keyed_value, text)
+        text = _AUTH_HEADER.sub(lambda m: m.group("scheme") + REDACTED, text)
         text = _AUTH_SCHEME.sub(lambda m: m.group("scheme") + REDACTED, text)
         if ":" in text:
             text = _QUOTED_NAME.sub(self._quoted_value, text)
@@ -176,6 +210,13 @@ class Redactor:
         if not self.is_secret_name(match.group("name")) or match.group("value") == REDACTED:
             return match.group(0)
         return match.group("lead") + REDACTED
+
+    @staticmethod
+    def _password(match: re.Match[str]) -> str:
+        password = match.group("password")
+        if password in {"", REDACTED} or _PORT_AND_PATH.fullmatch(password):
+            return match.group(0)  # host:port/path@..., not a password
+        return f"{match.group('scheme')}{REDACTED}@"
 
     def _userinfo(self, match: re.Match[str]) -> str:
         userinfo = match.group("userinfo")
@@ -230,7 +271,7 @@ class Redactor:
 
     def redact_url(self, url: str) -> str:
         """Strip credentials from a URL (git remotes, index URLs), scp-style remotes included."""
-        return self.redact_text(_SCP_USERINFO.sub(f"{REDACTED}@", url.strip()))
+        return self.redact_text(url.strip())
 
     def redact_json(self, value: Any, *, key: str = "", by_name: bool = True) -> Any:
         """Redact every string in a JSON-like value.
@@ -241,10 +282,11 @@ class Redactor:
         """
         if isinstance(value, dict):
             # Keys are text too (a job may key a dict by a token); they become strings.
-            return {
-                self.redact_text(str(k)): self.redact_json(v, key=str(k), by_name=by_name)
-                for k, v in value.items()
-            }
+            out: dict[str, Any] = {}
+            for k, v in value.items():
+                name = distinct_key(self.redact_text(str(k)), out)
+                out[name] = self.redact_json(v, key=str(k), by_name=by_name)
+            return out
         if isinstance(value, (list, tuple)):
             return [self.redact_json(v, key=key, by_name=by_name) for v in value]
         if isinstance(value, str):
@@ -254,6 +296,24 @@ class Redactor:
         if value is None or isinstance(value, (bool, int, float)):
             return value
         return self.redact_text(repr(value))
+
+
+def _keyed_value(match: re.Match[str]) -> str:
+    group = match.lastindex or 0
+    start, end = match.span(group)
+    whole_start = match.start()
+    text = match.group(0)
+    return text[: start - whole_start] + REDACTED + text[end - whole_start :]
+
+
+def distinct_key(name: str, taken: dict[str, Any]) -> str:
+    """`name`, or `name (2)`, `name (3)`...: two keys that redact alike stay two entries."""
+    if name not in taken:
+        return name
+    count = 2
+    while f"{name} ({count})" in taken:
+        count += 1
+    return f"{name} ({count})"
 
 
 DEFAULT_REDACTOR = Redactor()

@@ -23,6 +23,7 @@ from envsnap.capturing.collectors.base import CaptureContext, Collector, Collect
 from envsnap.capturing.config import CaptureConfig
 from envsnap.capturing.declared import DataDeclared, parse
 from envsnap.capturing.redact import Redactor
+from envsnap.capturing.scrub import scrubbed
 from envsnap.errors import EnvsnapError
 from envsnap.manifest.model import CollectorRecord, CollectorStatus, Manifest, RunInfo, ToolInfo
 from envsnap.manifest.sections import SECTION_MODELS
@@ -145,45 +146,7 @@ def build_manifest(
         extra=redactor.redact_json(extra or {}),
         **{name: section for name, section in sections.items() if section is not None},
     )
-    return _scrubbed(manifest, redactor).sealed()
-
-
-def _scrubbed(manifest: Manifest, redactor: Redactor) -> Manifest:
-    """Last line of defence before sealing: text that UTF-8 can carry, and no credentials.
-
-    Collectors already redact what they know to be sensitive; this pass catches what slipped
-    through (a token inside an error message, a path or a value no rule anticipated).
-    """
-    # Python mode first: the JSON-mode dump turns such characters in dict keys into U+FFFD.
-    native = manifest.model_dump()
-    encodable = _utf8_safe(native)
-    if encodable != native:
-        manifest = Manifest.model_validate(encodable)
-    document = manifest.to_document()
-    clean = redactor.redact_json(document, by_name=False)
-    return manifest if clean == document else Manifest.model_validate(clean)
-
-
-def _utf8_safe(value: Any) -> Any:
-    """Replace what UTF-8 cannot encode (undecodable bytes in env values, paths or argv, which
-    Python keeps as lone surrogates) with backslash escapes such as `\\xff`."""
-    if isinstance(value, str):
-        if value.isascii():
-            return value
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            try:
-                raw = value.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:  # a surrogate that did not come from a byte
-                return value.encode("utf-8", "backslashreplace").decode("utf-8")
-            return raw.decode("utf-8", "backslashreplace")
-        return value
-    if isinstance(value, dict):
-        return {_utf8_safe(k): _utf8_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_utf8_safe(item) for item in value]
-    return value
+    return scrubbed(manifest, redactor).sealed()
 
 
 def capture_budget_s(config: CaptureConfig, inputs: Mapping[str, Any] | None = None) -> float:

@@ -71,8 +71,9 @@ def import_record(
         fmt = kind
     if fmt not in IMPORTERS:
         raise ManifestError(f"unknown import format {fmt!r} (known: {', '.join(FORMATS)})")
-    source, imported = IMPORTERS[fmt](target, redactor or Redactor())
-    return to_manifest(imported, source)
+    redactor = redactor or Redactor()
+    source, imported = IMPORTERS[fmt](target, redactor)
+    return to_manifest(imported, source, redactor)
 
 
 def load_any(path: str | os.PathLike[str]) -> Manifest:

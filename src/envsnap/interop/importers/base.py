@@ -21,6 +21,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from envsnap._version import __version__
+from envsnap.capturing.redact import DEFAULT_REDACTOR, Redactor
+from envsnap.capturing.scrub import scrubbed
 from envsnap.errors import ManifestError
 from envsnap.files.reader import read_input
 from envsnap.manifest.model import (
@@ -167,7 +169,7 @@ def _stated(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def to_manifest(imported: Imported, source: Source) -> Manifest:
+def to_manifest(imported: Imported, source: Source, redactor: Redactor | None = None) -> Manifest:
     """Fit imported facts onto the manifest models and seal the result.
 
     A section the record says nothing about is null, with a `skipped` record naming the source.
@@ -222,4 +224,5 @@ def to_manifest(imported: Imported, source: Source) -> Manifest:
         },
         **built,
     )
-    return manifest.sealed()
+    # Imported records are scrubbed like captures: a token may sit in any field of the source.
+    return scrubbed(manifest, redactor or DEFAULT_REDACTOR).sealed()

@@ -10,6 +10,7 @@ Those lists are what MLflow inferred a model needs, not every installed package.
 
 from __future__ import annotations
 
+import shlex
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -122,11 +123,21 @@ class _Mapper:
         self.redactor = redactor
         self.out = Imported(format=FORMAT)
 
+    def _source_argv(self, entry: str) -> list[str]:
+        """The source entry as argv. It may be a whole command line (`python train.py --token
+        X`): split it first so `--token X` is seen; kept as one entry when nothing was hidden."""
+        try:
+            words = shlex.split(entry)
+        except ValueError:  # unbalanced quotes
+            words = entry.split()
+        redacted = self.redactor.redact_argv(words)
+        return [entry] if redacted == words else redacted
+
     def run(self) -> Imported:
         self.out.started_at = _started(self.meta)
         entry = self.tags.get(TAG_SOURCE)
         if entry:
-            self.out.argv = self.redactor.redact_argv([entry])
+            self.out.argv = self._source_argv(entry)
         self.out.facts["mlflow_run_id"] = str(self.meta["run_id"])
         for name in TAG_REPO_URLS:
             if self.tags.get(name):
