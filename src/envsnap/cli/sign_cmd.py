@@ -10,11 +10,15 @@ from envsnap.cli.options import output_option
 
 @cli.command()
 @click.argument("private_key", type=click.Path(dir_okay=False))
-def keygen(private_key: str) -> int:
-    """Create an Ed25519 key pair: PRIVATE_KEY (mode 0600) and PRIVATE_KEY.pub."""
+@click.option("--force", is_flag=True, help="Replace an existing key pair.")
+def keygen(private_key: str, force: bool) -> int:
+    """Create an Ed25519 key pair: PRIVATE_KEY (mode 0600) and PRIVATE_KEY.pub.
+
+    An existing key is kept unless --force: replacing it orphans the signatures it made.
+    """
     from envsnap.interop.signing import generate_key
 
-    private, public = generate_key(private_key)
+    private, public = generate_key(private_key, force=force)
     click.echo(f"private key: {private}\npublic key:  {public}")
     return 0
 

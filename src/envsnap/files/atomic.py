@@ -13,14 +13,19 @@ from pathlib import Path
 _O_TMPFILE: int | None = getattr(os, "O_TMPFILE", None)
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+def write_atomic(
+    path: str | os.PathLike[str], data: bytes, *, mode: int | None = None, exclusive: bool = False
+) -> Path:
     """Write `data` to `path`: a temp file in the same directory, fsync, then rename.
 
     The temp file lives beside the target so the rename never crosses a filesystem, and the
     directory is fsynced so the rename itself survives a power loss. On Linux the data goes
     to an unnamed O_TMPFILE inode that is given a name only after fsync, just before the
     rename: a process killed while writing leaves nothing behind, not even a temp file.
-    The new file's mode follows the umask, as a plain `open` would.
+    The new file's mode follows the umask, as a plain `open` would; with `mode` (a private
+    key's 0o600) the file has that mode from its first byte, never a wider one. With
+    `exclusive`, an existing file is an error (FileExistsError), not replaced, and no
+    temporary file is left behind.
     """
     target = Path(path)
     directory = target.parent
@@ -30,8 +35,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
         raise NotADirectoryError(
             errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory)
         ) from None
-    if not _write_unnamed(directory, target, data):
-        _write_named(directory, target, data)
+    if not _write_unnamed(directory, target, data, mode, exclusive):
+        _write_named(directory, target, data, mode, exclusive)
     with contextlib.suppress(OSError):
         dir_fd = os.open(directory, os.O_RDONLY)
         try:
@@ -52,35 +57,46 @@ def _write_all(fd: int, data: bytes) -> None:
     os.fsync(fd)
 
 
-def _write_unnamed(directory: Path, target: Path, data: bytes) -> bool:
+def _write_unnamed(
+    directory: Path, target: Path, data: bytes, mode: int | None, exclusive: bool
+) -> bool:
     """Write through an O_TMPFILE inode; False when the OS or filesystem lacks it."""
     if _O_TMPFILE is None:
         return False
     try:
-        fd = os.open(directory, _O_TMPFILE | os.O_WRONLY, 0o666)
+        fd = os.open(directory, _O_TMPFILE | os.O_WRONLY, 0o666 if mode is None else mode)
     except OSError:  # EOPNOTSUPP, EISDIR on old kernels, EINVAL: use a named temp file
         return False
     try:
         _write_all(fd, data)
-        temp = _temp_name(directory, target)
+        temp = target if exclusive else _temp_name(directory, target)
         try:
             os.link(f"/proc/self/fd/{fd}", temp, follow_symlinks=True)
+        except FileExistsError:
+            if exclusive:
+                raise
+            return False
         except OSError:  # no /proc: fall back to a named temp file
             return False
-        _replace(temp, target)
+        if not exclusive:
+            _replace(temp, target)
     finally:
         os.close(fd)
     return True
 
 
-def _write_named(directory: Path, target: Path, data: bytes) -> None:
+def _write_named(
+    directory: Path, target: Path, data: bytes, mode: int | None, exclusive: bool
+) -> None:
     fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     temp = Path(temp_name)
     try:
-        # mkstemp makes the file 0600; give it the mode a plain open() would have.
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)
+        # mkstemp makes the file 0600; give it the mode asked for, or the one open() would.
+        if mode is None:
+            umask = os.umask(0o022)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(temp, mode)
         _write_all(fd, data)
     except BaseException:
         os.close(fd)
@@ -88,6 +104,12 @@ def _write_named(directory: Path, target: Path, data: bytes) -> None:
             temp.unlink()
         raise
     os.close(fd)
+    if exclusive:
+        try:
+            os.link(temp, target)  # fails when the target exists, unlike rename
+        finally:
+            temp.unlink()
+        return
     _replace(temp, target)
 
 

@@ -52,8 +52,12 @@ def public_key_fingerprint(public_bytes_raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(public_bytes_raw).hexdigest()
 
 
-def generate_key(private_path: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """Write a new Ed25519 private key (PEM, mode 0600) and its public key beside it (.pub)."""
+def generate_key(private_path: str | os.PathLike[str], *, force: bool = False) -> tuple[Path, Path]:
+    """Write a new Ed25519 private key (PEM, mode 0600) and its public key beside it (.pub).
+
+    The private key file is created 0600 (never readable by others, not even briefly). An
+    existing key is kept unless `force`: replacing it would orphan every signature it made.
+    """
     serialization, ed25519 = _crypto()
     key = ed25519.Ed25519PrivateKey.generate()
     private_pem = key.private_bytes(
@@ -64,9 +68,20 @@ def generate_key(private_path: str | os.PathLike[str]) -> tuple[Path, Path]:
     public_pem = key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
-    private = write_atomic(private_path, private_pem)
-    os.chmod(private, 0o600)
-    public = write_atomic(f"{private}.pub", public_pem)
+    public_path = Path(f"{os.fspath(private_path)}.pub")
+    if not force:
+        for path in (Path(private_path), public_path):
+            if path.exists() or path.is_symlink():
+                raise SignatureError(f"{path}: already exists; use --force to replace the key")
+    try:
+        private = write_atomic(private_path, private_pem, mode=0o600, exclusive=not force)
+    except FileExistsError:
+        raise SignatureError(
+            f"{private_path}: already exists; use --force to replace the key"
+        ) from None
+    except OSError as exc:
+        raise SignatureError(f"{private_path}: cannot write: {exc.strerror or exc}") from None
+    public = write_atomic(public_path, public_pem)
     return private, public
 
 
@@ -120,11 +135,19 @@ def write_signature(document: dict[str, str], path: str | os.PathLike[str]) -> P
     return write_atomic(path, text.encode("utf-8"))
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # Two values under one key: a reader keeping the other one would see other content.
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        raise ValueError("duplicate key")
+    return document
+
+
 def read_signature(path: str | os.PathLike[str]) -> dict[str, str]:
     data = _read_small(path, "signature")
     try:
-        document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        document = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError):
         raise SignatureError(f"{path}: corrupt signature file (not JSON)") from None
     fields = ("format", "algorithm", "digest", "public_key", "signature")
     if not isinstance(document, dict) or any(
