@@ -3,9 +3,12 @@ duplicate JSON keys refused before anything is verified."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
+
+import pytest
 
 from envsnap.files import atomic
 from tests.conftest import FIXTURES
@@ -69,4 +72,29 @@ def test_signature_with_duplicate_keys_is_refused(tmp_path: Path, run_cli) -> No
     sig.write_text(text)
     result = run_cli("verify", str(manifest), "--key", f"{key}.pub")
     assert result.code == 2
+    assert len(result.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_manifest_with_duplicate_keys_is_refused_before_verification(
+    tmp_path: Path, run_cli, where: str
+) -> None:  # type: ignore[no-untyped-def]
+    manifest, key = _signed(tmp_path, run_cli)
+    text = manifest.read_text()
+    document = json.loads(text)
+    if where == "top":
+        # A second `run` that a first-value reader would see instead of the signed one.
+        forged = text.replace(
+            '"run": {', '"run": {"argv": [], "cwd": null, "pid": 1},\n  "run": {', 1
+        )
+    else:
+        version = document["python"]["version"]
+        forged = text.replace(
+            f'"version": "{version}"', f'"version": "0.0", "version": "{version}"', 1
+        )
+    assert forged != text
+    manifest.write_text(forged)
+    result = run_cli("verify", str(manifest), "--key", f"{key}.pub")
+    assert result.code == 2
+    assert "duplicate" in result.err
     assert len(result.err.strip().splitlines()) == 1

@@ -9,62 +9,17 @@ so outside those maps only value formats count.
 
 from __future__ import annotations
 
-import functools
-import typing
 from typing import Any
 
-from pydantic import BaseModel, JsonValue
-
 from envsnap.capturing.redact import Redactor
+from envsnap.manifest.freeform import free_form_paths, replace_at
 from envsnap.manifest.model import Manifest
-
-
-def _is_free_form(annotation: Any) -> bool:
-    """True for dict[str, JsonValue] (possibly nested in dicts or Optional)."""
-    if annotation is JsonValue:
-        return True
-    args = typing.get_args(annotation)
-    return typing.get_origin(annotation) is dict and len(args) == 2 and _is_free_form(args[1])
-
-
-def _models_in(annotation: Any) -> list[type[BaseModel]]:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return [annotation]
-    return [model for arg in typing.get_args(annotation) for model in _models_in(arg)]
-
-
-@functools.cache
-def free_form_paths(model: type[BaseModel] = Manifest) -> tuple[tuple[str, ...], ...]:
-    """Paths (field names; `*` for any key of a dict) of the free-form maps of a model."""
-    paths: list[tuple[str, ...]] = []
-    for name, info in model.model_fields.items():
-        annotation = info.annotation
-        if _is_free_form(annotation) or (
-            typing.get_origin(annotation) is dict and _is_free_form(typing.get_args(annotation)[1])
-        ):
-            paths.append((name,))
-            continue
-        keyed = typing.get_origin(annotation) is dict
-        for inner in _models_in(annotation):
-            step = (name, "*") if keyed else (name,)
-            paths += [(*step, *rest) for rest in free_form_paths(inner)]
-    return tuple(paths)
-
-
-def _redact_at(value: Any, path: tuple[str, ...], redactor: Redactor) -> Any:
-    if not path:
-        return redactor.redact_json(value, by_name=True)
-    if not isinstance(value, dict):
-        return value
-    head, rest = path[0], path[1:]
-    keys = list(value) if head == "*" else [head] if head in value else []
-    return {**value, **{key: _redact_at(value[key], rest, redactor) for key in keys}}
 
 
 def scrub_document(document: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     """Redact credential formats everywhere, and secret-named keys inside free-form maps."""
-    for path in free_form_paths():
-        document = _redact_at(document, path, redactor)
+    for path in free_form_paths(Manifest):
+        document = replace_at(document, path, lambda v: redactor.redact_json(v, by_name=True))
     clean: dict[str, Any] = redactor.redact_json(document, by_name=False)
     return clean
 

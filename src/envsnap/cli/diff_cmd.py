@@ -24,13 +24,13 @@ def load_side(path: str) -> Diffable:
     """
     from envsnap.diff.cluster.io import Diffable, as_diffable
     from envsnap.errors import ManifestError
-    from envsnap.manifest.model import read_document
+    from envsnap.manifest.model import looks_like_manifest, read_document
 
     try:
         document = read_document(path)
     except ManifestError:
         document = None
-    if document is not None and ("schema_version" in document or "kind" in document):
+    if document is not None and (looks_like_manifest(document) or "kind" in document):
         return as_diffable(document, path)
     from envsnap.interop.importers import load_any
 

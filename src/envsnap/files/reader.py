@@ -11,9 +11,14 @@ callers handle; every failure is that error with one line.
 
 from __future__ import annotations
 
+import io
+import json
+import math
 import os
+import re
 import stat
-from typing import BinaryIO
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 
 from envsnap.errors import EnvsnapError
 
@@ -69,3 +74,185 @@ def too_large(source: str, what: str, max_bytes: int) -> str:
     """The one-line message for an input over its cap."""
     size = f"{max_bytes // MIB} MiB" if max_bytes >= MIB else f"{max_bytes} bytes"
     return f"{source}: larger than {size}; not {what}"
+
+
+# Limits on what an input may hold once read. Manifests nest a handful of levels; free-form
+# maps (`extra`, `other`) are the only place depth is up to the writer, and 64 levels is far
+# beyond any real use while keeping every recursive consumer well inside Python's stack.
+MAX_DEPTH = 64
+# Integers in envsnap's inputs are sizes, counts, pids and seeds: 20 digits hold any 64-bit
+# value. A longer one is refused rather than carried into arithmetic or formatting.
+MAX_INT_DIGITS = 20
+# One line of a line-oriented input (a trace record, a collect_env line, a requirement).
+MAX_LINE_CHARS = 1024 * 1024
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def decode_utf8(
+    data: bytes, source: str, what: str, *, error: type[EnvsnapError] = EnvsnapError
+) -> str:
+    """Strict UTF-8 text (encoded surrogates refused too), or `error` with one line."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"{source}: not UTF-8 text at byte {exc.start} (binary data?), not {what}"
+        ) from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # Two values under one key: a reader that keeps the other one sees other content (and a
+    # signature would vouch for the content only one of them sees).
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise ValueError(f"duplicate key {duplicate[:40]!r}")
+    return document
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"integer of {len(text)} digits (at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    # json accepts NaN and Infinity, which are not JSON and cannot be digested canonically.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(
+    data: bytes,
+    source: str,
+    what: str,
+    *,
+    error: type[EnvsnapError] = EnvsnapError,
+    max_depth: int | None = MAX_DEPTH,
+) -> Any:
+    """Parse strict JSON: UTF-8, no duplicate keys, no NaN/Infinity, no lone surrogates,
+    bounded integers and (unless `max_depth` is None) bounded nesting.
+
+    `max_depth=None` leaves depth to the caller: a manifest's structure is bounded by its
+    model, so only its free-form maps need checking, which is much cheaper on a large file.
+    """
+    if not data.strip():
+        raise error(f"{source}: file is empty, not {what}")
+    text = decode_utf8(data, source, what, error=error)
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
+            parse_constant=_no_constant,
+        )
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}), "
+            f"not {what}"
+        ) from None
+    except RecursionError:
+        raise error(f"{source}: JSON nested too deeply, not {what}") from None
+    except ValueError as exc:  # duplicate keys, NaN/Infinity, out-of-range numbers
+        raise error(f"{source}: not valid JSON ({exc}), not {what}") from None
+    if _SURROGATE_ESCAPE.search(data) and not _encodable(value):
+        raise error(f"{source}: JSON holds a lone surrogate (\\ud800-\\udfff), not {what}")
+    if max_depth is not None:
+        check_depth(value, max_depth, source, what, error=error)
+    return value
+
+
+def _encodable(value: Any) -> bool:
+    """True when every string (keys included) is valid Unicode, i.e. encodes as UTF-8."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        try:
+            if isinstance(item, str):
+                item.encode("utf-8")
+            elif isinstance(item, dict):
+                "".join(item).encode("utf-8")
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+        except UnicodeEncodeError:
+            return False
+    return True
+
+
+def check_depth(
+    value: Any, limit: int, source: str, what: str, *, error: type[EnvsnapError] = EnvsnapError
+) -> None:
+    """Refuse a value nested more than `limit` levels (without recursing ourselves)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                raise error(f"{source}: nested deeper than {limit} levels, not {what}")
+            stack.extend(
+                (child, depth + 1) for child in children if isinstance(child, (dict, list))
+            )
+
+
+def read_json(
+    path: str | os.PathLike[str],
+    what: str,
+    *,
+    max_bytes: int = MAX_INPUT_BYTES,
+    error: type[EnvsnapError] = EnvsnapError,
+    max_depth: int | None = MAX_DEPTH,
+) -> Any:
+    """A regular file of strict JSON (see `parse_json`), or `error` with one line."""
+    source = os.fspath(path)
+    data = read_input(source, what, max_bytes=max_bytes, error=error)
+    return parse_json(data, source, what, error=error, max_depth=max_depth)
+
+
+def read_lines(
+    path: str | os.PathLike[str],
+    what: str,
+    *,
+    max_bytes: int = MAX_INPUT_BYTES,
+    max_line: int = MAX_LINE_CHARS,
+    error: type[EnvsnapError] = EnvsnapError,
+) -> Iterator[tuple[int, str]]:
+    """(number, line) of a UTF-8 text file, streamed: no more than one line is in memory.
+
+    Lines keep their newline (a last line without one was cut short). A line over `max_line`
+    characters, bytes past `max_bytes` or invalid UTF-8 are `error` with one line.
+    """
+    source = os.fspath(path)
+    with open_input(source, what, error=error) as handle:
+        if os.fstat(handle.fileno()).st_size > max_bytes:
+            raise error(too_large(source, what, max_bytes))
+        text = io.TextIOWrapper(handle, encoding="utf-8", errors="strict", newline=None)
+        total = 0
+        number = 0
+        while True:
+            try:
+                line = text.readline(max_line + 1)
+            except UnicodeDecodeError:
+                raise error(
+                    f"{source}: not UTF-8 text near line {number + 1}, not {what}"
+                ) from None
+            except OSError as exc:
+                raise error(f"{source}: cannot read: {exc.strerror or exc}") from None
+            if not line:
+                return
+            number += 1
+            total += len(line)
+            if len(line) > max_line:
+                raise error(f"{source}: line {number} is longer than {max_line} characters")
+            if total > max_bytes:
+                raise error(too_large(source, what, max_bytes))
+            yield number, line

@@ -21,7 +21,7 @@ from typing import Any
 
 from envsnap.errors import EnvsnapError
 from envsnap.files.atomic import write_atomic
-from envsnap.files.reader import read_input
+from envsnap.files.reader import parse_json, read_input
 
 SIGNATURE_FORMAT = "envsnap-signature/1"
 _DOMAIN = b"envsnap-manifest-digest-v1\n"
@@ -135,20 +135,9 @@ def write_signature(document: dict[str, str], path: str | os.PathLike[str]) -> P
     return write_atomic(path, text.encode("utf-8"))
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # Two values under one key: a reader keeping the other one would see other content.
-    document = dict(pairs)
-    if len(document) != len(pairs):
-        raise ValueError("duplicate key")
-    return document
-
-
 def read_signature(path: str | os.PathLike[str]) -> dict[str, str]:
     data = _read_small(path, "signature")
-    try:
-        document = json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys)
-    except (UnicodeDecodeError, ValueError):
-        raise SignatureError(f"{path}: corrupt signature file (not JSON)") from None
+    document = parse_json(data, os.fspath(path), "a signature file", error=SignatureError)
     fields = ("format", "algorithm", "digest", "public_key", "signature")
     if not isinstance(document, dict) or any(
         not isinstance(document.get(field), str) for field in fields

@@ -6,19 +6,24 @@ a schema version this envsnap knows, with a one-line reason.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import BeforeValidator, Field, JsonValue
 
 from envsnap._version import __version__
 from envsnap.errors import ManifestError
-from envsnap.files.reader import read_input, too_large
+from envsnap.files.reader import (
+    MAX_DEPTH,
+    check_depth,
+    parse_json,
+    read_input,
+    too_large,
+)
 from envsnap.manifest.canonical import canonical_bytes, pretty_text
+from envsnap.manifest.freeform import free_form_paths, values_at
 from envsnap.manifest.sealed import SealedDocument, published_schema
 from envsnap.manifest.sections import (
     CodeSection,
@@ -84,12 +89,27 @@ class ImportedFrom(Model):
     sha256: str = Field(description="sha256 of the source bytes.")
 
 
+def _iso_datetime(value: object) -> object:
+    """A date-time is ISO 8601 text in JSON (or a datetime from Python), never a number."""
+    if isinstance(value, str):
+        try:
+            # Python 3.10's fromisoformat does not read the `Z` suffix.
+            return datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
+        except ValueError:
+            raise ValueError("not an ISO 8601 date-time") from None
+    if isinstance(value, datetime):
+        return value
+    raise ValueError("must be an ISO 8601 date-time string")
+
+
 class Manifest(SealedDocument):
     """A complete envsnap manifest. Field order here is documentation order only."""
 
     schema_version: str = Field(default=SCHEMA_VERSION, description="Manifest schema version.")
     tool: ToolInfo = Field(description="Which envsnap wrote this, and which collectors it ran.")
-    created_at: datetime = Field(description="Capture time, UTC, ISO 8601.")
+    created_at: Annotated[datetime, BeforeValidator(_iso_datetime)] = Field(
+        description="Capture time, UTC, ISO 8601."
+    )
     run: RunInfo = Field(description="The process that captured.")
     code: CodeSection | None = Field(default=None, description="Source tree (git).")
     python: PythonSection | None = Field(default=None, description="Interpreter.")
@@ -141,6 +161,20 @@ def _version_tuple(version: str) -> tuple[int, ...] | None:
         return None
 
 
+def looks_like_manifest(document: object) -> bool:
+    """True for a JSON object that claims to be an envsnap manifest, with or without a
+    schema_version: one whose version was removed must be refused as a broken manifest, not
+    read as some other tool's record."""
+    if not isinstance(document, dict):
+        return False
+    tool = document.get("tool")
+    return (
+        "schema_version" in document
+        or (isinstance(tool, dict) and tool.get("name") == "envsnap")
+        or {"collectors", "digest"} <= document.keys()
+    )
+
+
 def check_schema_version(version: object, source: str) -> None:
     """Refuse versions this envsnap does not know, naming both versions."""
     if version is None:
@@ -170,38 +204,15 @@ def read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     return parse_document(data, os.fspath(path))
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"number {text[:20]} is out of range")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    # json accepts NaN and Infinity, which are not JSON and cannot be digested canonically.
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def parse_document(data: bytes, source: str) -> dict[str, Any]:
-    """Parse bytes as a JSON object; every failure is a `ManifestError` with one line."""
+    """Parse bytes as a JSON object; every failure is a `ManifestError` with one line.
+
+    The JSON is read strictly (see `files.reader.parse_json`). Depth is left to validation:
+    the model bounds every field's shape except the free-form maps, which it checks itself.
+    """
     if len(data) > MAX_MANIFEST_BYTES:
         raise ManifestError(too_large(source, "a manifest", MAX_MANIFEST_BYTES))
-    if not data.strip():
-        raise ManifestError(f"{source}: file is empty")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ManifestError(f"{source}: not UTF-8 text (binary data?)") from None
-    try:
-        document = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise ManifestError(
-            f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        ) from None
-    except RecursionError:
-        raise ManifestError(f"{source}: JSON nested too deeply") from None
-    except ValueError as exc:  # NaN/Infinity, out-of-range numbers, over-long integers
-        raise ManifestError(f"{source}: not valid JSON ({exc})") from None
+    document = parse_json(data, source, "a manifest", error=ManifestError, max_depth=None)
     if not isinstance(document, dict):
         raise ManifestError(f"{source}: not an envsnap manifest (top level is not an object)")
     return document
@@ -210,12 +221,18 @@ def parse_document(data: bytes, source: str) -> dict[str, Any]:
 def manifest_from_document(document: dict[str, Any], source: str) -> Manifest:
     """Validate a parsed JSON object as a manifest."""
     check_schema_version(document.get("schema_version"), source)
+    for path in free_form_paths(Manifest):
+        for value in values_at(document, path):
+            check_depth(value, MAX_DEPTH, source, "a manifest", error=ManifestError)
+    # Strict: a value the published schema refuses ("123" for an integer, 0 for a date, 1 for
+    # a boolean) is refused here too, never coerced.
     return validate_one_line(
         Manifest,
         document,
         error=ManifestError,
         context=f"{source}: not a valid envsnap manifest",
         count_more=True,
+        strict=True,
     )
 
 

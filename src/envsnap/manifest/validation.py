@@ -20,14 +20,16 @@ def validate_one_line(
     loc: tuple[str, ...] = (),
     top: str = "(top level)",
     count_more: bool = False,
+    strict: bool = False,
 ) -> ModelT:
     """`model.model_validate(data)`, or `error("{context}: {where}: {message}")`.
 
     `where` is the dotted location of the first problem, after `loc` (or `top` when it is the
-    data itself); `count_more` adds how many other problems there are.
+    data itself); `count_more` adds how many other problems there are. `strict` refuses
+    values of another JSON type instead of coercing them.
     """
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, strict=strict)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in (*loc, *first["loc"])) or top

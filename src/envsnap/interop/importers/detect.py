@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
 from envsnap.errors import ManifestError
+from envsnap.files.reader import parse_json
 from envsnap.interop.importers import collect_env, mlflow, wandb
 from envsnap.interop.importers.base import decode_text, read_bytes
+from envsnap.manifest.model import looks_like_manifest
 
 Kind = Literal["manifest", "collect-env", "wandb", "mlflow"]
 
@@ -26,14 +27,12 @@ def detect(path: Path) -> Kind:
         )
     if path.name == mlflow.META:
         return "mlflow"
-    data = read_bytes(path, "a manifest or a collect_env, W&B or MLflow record")
-    text = decode_text(data, str(path), "a manifest or a collect_env, W&B or MLflow record")
+    what = "a manifest or a collect_env, W&B or MLflow record"
+    data = read_bytes(path, what)
+    text = decode_text(data, str(path), what)
     if text.lstrip().startswith("{"):
-        try:
-            document = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            raise ManifestError(f"{path}: looks like JSON but is not valid JSON") from None
-        if isinstance(document, dict) and "schema_version" in document:
+        document = parse_json(data, str(path), what, error=ManifestError, max_depth=None)
+        if looks_like_manifest(document):
             return "manifest"
         if wandb.looks_like_metadata(document):
             return "wandb"

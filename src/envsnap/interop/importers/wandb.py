@@ -19,6 +19,7 @@ from typing import Any
 from envsnap.capturing.collectors.gpu import uuid_hash
 from envsnap.capturing.redact import Redactor
 from envsnap.errors import ManifestError
+from envsnap.files.reader import parse_json
 from envsnap.interop.importers.base import Imported, Source, decode_text, read_bytes
 from envsnap.interop.importers.devices import complete, from_name
 from envsnap.interop.importers.platform import parse_platform
@@ -85,11 +86,9 @@ def read_source(path: Path) -> tuple[Source, dict[str, Any]]:
     """Read the metadata and its companions; refuse JSON that is not W&B's."""
     meta_path = metadata_path(path)
     data = read_bytes(meta_path, "a W&B wandb-metadata.json")
-    text = decode_text(data, str(meta_path), "a W&B wandb-metadata.json")
-    try:
-        document = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise ManifestError(f"{meta_path}: not valid JSON, not a W&B wandb-metadata.json") from None
+    what = "a W&B wandb-metadata.json"
+    decode_text(data, str(meta_path), what)  # empty and binary input: the importers' message
+    document = parse_json(data, str(meta_path), what, error=ManifestError)
     if not looks_like_metadata(document):
         raise ManifestError(
             f"{meta_path}: not a W&B wandb-metadata.json (none of its fields such as "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Literal
@@ -11,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from envsnap.errors import EnvsnapError
-from envsnap.files.reader import read_input
+from envsnap.files.reader import parse_json, read_lines
 from envsnap.manifest.sections.base import Model
 from envsnap.manifest.validation import validate_one_line
 
@@ -64,14 +62,14 @@ class Trace:
 
 def _parse_line(path: str, number: int, text: str, last: bool) -> SessionLine | UpdateLine:
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
+        raw = parse_json(text.encode("utf-8"), f"{path}: line {number}", "a trace record")
+    except EnvsnapError as exc:
         if last and not text.endswith("\n"):
             raise TraceError(
                 f"{path}: line {number} is truncated (incomplete JSON with no newline at the "
                 "end): the writer stopped mid-line"
             ) from None
-        raise TraceError(f"{path}: line {number} is not JSON ({exc.msg})") from None
+        raise TraceError(str(exc).replace(": not valid JSON", " is not JSON", 1)) from None
     if not isinstance(raw, dict) or raw.get("kind") not in ("session", "update"):
         raise TraceError(
             f"{path}: line {number} is not an envsnap trace record (expected an object with "
@@ -86,20 +84,15 @@ def _parse_line(path: str, number: int, text: str, last: bool) -> SessionLine | 
 def read_trace(path: str | os.PathLike[str]) -> Trace:
     """Parse and validate a trace file; raise `TraceError` naming the first bad line."""
     name = os.fspath(path)
-    data = read_input(name, "a trace file", max_bytes=MAX_TRACE_BYTES, error=TraceError)
-    try:
-        # Universal newlines, as reading the file in text mode would split it.
-        lines = io.StringIO(data.decode("utf-8"), newline=None).readlines()
-    except UnicodeDecodeError as exc:
-        raise TraceError(f"{name}: cannot read trace ({exc})") from None
+    lines = read_lines(name, "a trace file", max_bytes=MAX_TRACE_BYTES, error=TraceError)
     trace = Trace(path=name)
     session: SessionLine | None = None
     session_first: int | None = None
     session_last: int | None = None
-    for index, text in enumerate(lines, start=1):
+    for index, text in lines:
         if not text.strip():
             continue
-        record = _parse_line(name, index, text, last=index == len(lines))
+        record = _parse_line(name, index, text, last=not text.endswith("\n"))
         if isinstance(record, SessionLine):
             session, session_first, session_last = record, None, None
             continue
