@@ -11,7 +11,6 @@ import logging
 import os
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from envsnap.manifest.model import CollectorRecord, Manifest, RunInfo, ToolInfo
@@ -103,11 +102,12 @@ def _job_config(
     A typo in the config file must not cost the job its manifest: the capture then runs with
     the defaults and the manifest says why.
     """
+    from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.config import CaptureConfig, discover_config
     from envsnap.errors import ConfigError
 
     try:
-        config = discover_config(Path.cwd())
+        config = discover_config(working_directory())
     except ConfigError as exc:
         logger.warning("envsnap: %s; capturing with the default configuration", exc)
         config = CaptureConfig()
@@ -126,6 +126,7 @@ def load(path: str | os.PathLike[str]) -> Manifest:
 
 def _failed(exc: Exception, label: str | None, started: float) -> Manifest:
     from envsnap._version import __version__
+    from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.redact import DEFAULT_REDACTOR
 
     return Manifest(
@@ -133,7 +134,7 @@ def _failed(exc: Exception, label: str | None, started: float) -> Manifest:
         created_at=datetime.now(timezone.utc),
         run=RunInfo(
             argv=[],
-            cwd=os.environ.get("PWD", ""),  # os.getcwd() itself raises if the cwd was removed
+            cwd=str(working_directory()),
             label=DEFAULT_REDACTOR.redact_text(label) if label else label,
             pid=os.getpid(),
         ),

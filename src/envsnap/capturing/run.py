@@ -23,7 +23,7 @@ from envsnap.capturing.collectors.base import CaptureContext, Collector, Collect
 from envsnap.capturing.config import CaptureConfig
 from envsnap.capturing.declared import DataDeclared, parse
 from envsnap.capturing.redact import Redactor
-from envsnap.capturing.scrub import scrubbed
+from envsnap.capturing.scrub import recordable_extra, scrubbed
 from envsnap.errors import EnvsnapError
 from envsnap.manifest.model import CollectorRecord, CollectorStatus, Manifest, RunInfo, ToolInfo
 from envsnap.manifest.sections import SECTION_MODELS
@@ -143,7 +143,7 @@ def build_manifest(
             pid=os.getpid(),
         ),
         collectors=records,
-        extra=redactor.redact_json(extra or {}),
+        extra=recordable_extra(extra, redactor),
         **{name: section for name, section in sections.items() if section is not None},
     )
     return scrubbed(manifest, redactor).sealed()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from envsnap.capturing.redact import Redactor
+from envsnap.files.reader import MAX_DEPTH
 from envsnap.manifest.freeform import free_form_paths, replace_at
 from envsnap.manifest.model import Manifest
 
@@ -56,3 +57,48 @@ def utf8_safe(value: Any) -> Any:
     if isinstance(value, list):
         return [utf8_safe(item) for item in value]
     return value
+
+
+# What a job may attach as `extra`: the reader's depth and integer bounds, and a total size.
+MAX_EXTRA_ITEMS = 100_000
+
+
+def extra_problem(value: Any) -> str | None:
+    """Why a job's `extra` cannot be recorded (too deep, self-referential, too large, an
+    integer too long), or None. Checked without recursion, so no value can crash the check."""
+    stack: list[tuple[Any, int, frozenset[int]]] = [(value, 1, frozenset())]
+    items = 0
+    while stack:
+        item, depth, above = stack.pop()
+        items += 1
+        if items > MAX_EXTRA_ITEMS:
+            return f"more than {MAX_EXTRA_ITEMS} values"
+        if isinstance(item, bool) or not isinstance(item, (int, dict, list, tuple)):
+            continue
+        if isinstance(item, int):
+            if item.bit_length() > 64:
+                return "an integer longer than 64 bits"
+            continue
+        if depth > MAX_DEPTH:
+            return f"nested deeper than {MAX_DEPTH} levels"
+        if id(item) in above:
+            return "it contains itself"
+        children = list(item.values()) if isinstance(item, dict) else list(item)
+        inner = above | {id(item)}
+        stack.extend((child, depth + 1, inner) for child in children)
+    return None
+
+
+def recordable_extra(extra: dict[str, Any] | None, redactor: Redactor) -> dict[str, Any]:
+    """The job's `extra`, redacted; or, when it cannot be recorded, one `error` entry saying
+    why. A bad `extra` costs only `extra`, never the rest of the manifest."""
+    if not extra:
+        return {}
+    problem = extra_problem(extra)
+    if problem is not None:
+        return {"error": f"extra not recorded: {problem}"}
+    try:
+        clean: dict[str, Any] = redactor.redact_json(extra)
+    except (RecursionError, ValueError, TypeError) as exc:  # a value whose repr fails...
+        return {"error": f"extra not recorded: {type(exc).__name__}"}
+    return clean

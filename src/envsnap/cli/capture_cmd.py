@@ -93,11 +93,12 @@ def capture(
     assignments: tuple[str, ...],
 ) -> int:
     """Record the conditions of this environment as a JSON manifest."""
+    from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.config import apply_sets, discover_config, load_config
     from envsnap.capturing.inputs import item_errors
     from envsnap.capturing.run import capture_process
 
-    config = load_config(config_path) if config_path else discover_config(Path.cwd())
+    config = load_config(config_path) if config_path else discover_config(working_directory())
     changes: dict[str, object] = {"import_torch": import_torch}
     if budget is not None:
         changes["budget_s"] = budget

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
@@ -18,10 +17,11 @@ def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str
         from envsnap.interop.importers import load_any
 
         return load_any(file).to_document(), file
+    from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.config import discover_config
     from envsnap.capturing.run import capture_process
 
-    config = discover_config(Path.cwd()).with_overrides(import_torch=import_torch)
+    config = discover_config(working_directory()).with_overrides(import_torch=import_torch)
     return capture_process(config=config).to_document(), "(this environment)"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -39,10 +38,11 @@ def load_side(path: str) -> Diffable:
 
 
 def _current_document() -> dict[str, Any]:
+    from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.config import discover_config
     from envsnap.capturing.run import capture_process
 
-    return capture_process(config=discover_config(Path.cwd())).to_document()
+    return capture_process(config=discover_config(working_directory())).to_document()
 
 
 @cli.command()

@@ -26,6 +26,27 @@ class CollectorUnavailable(Exception):
     """The section cannot be collected here for an expected reason (recorded as `skipped`)."""
 
 
+DELETED_SUFFIX = " (deleted)"
+
+
+def working_directory() -> Path:
+    """The process's working directory, even when it was deleted under the job.
+
+    `Path.cwd()` raises then; the path it had is still known (the kernel's /proc link, else
+    $PWD), and is returned with a " (deleted)" suffix, as Linux shows it. Nothing exists
+    there, so collectors that look at it report what they could not read instead of failing
+    the capture.
+    """
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        try:
+            where = os.readlink("/proc/self/cwd")
+        except OSError:
+            where = os.environ.get("PWD") or "."
+        return Path(where if where.endswith(DELETED_SUFFIX) else where + DELETED_SUFFIX)
+
+
 @dataclass
 class CaptureContext:
     """The host as collectors see it: environment, working directory, config, job objects.
@@ -46,7 +67,7 @@ class CaptureContext:
 
     @classmethod
     def from_process(cls, **kwargs: Any) -> CaptureContext:
-        return cls(env=dict(os.environ), cwd=Path.cwd(), **kwargs)
+        return cls(env=dict(os.environ), cwd=working_directory(), **kwargs)
 
     def remaining(self) -> float:
         return max(0.0, self.deadline - time.monotonic())

@@ -8,9 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
+from envsnap.capturing.collectors.stream import Streamed, run_streamed
 from envsnap.manifest.hashing import sha256_file
 from envsnap.manifest.sections.code import CodeSection, Remote, Submodule
 
+# The dirty-tree patch itself is kept in the manifest up to this size (code.patch); a larger
+# one is recorded by digest and size only. 256 KiB holds the edits of a typical experiment
+# while keeping the manifest small enough to attach to a review.
+PATCH_MAX_BYTES = 256 * 1024
+# At most this much of `git ls-files` output (untracked names) is read.
+UNTRACKED_LIST_MAX_BYTES = 16 * 1024 * 1024
 # Untracked files are hashed up to these sizes (per file, and in total per capture).
 UNTRACKED_FILE_CAP_BYTES = 64 * 1024 * 1024
 UNTRACKED_HASH_BUDGET_BYTES = 256 * 1024 * 1024
@@ -111,10 +118,30 @@ def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
 
     # Plumbing, not `git diff`: the porcelain refreshes and rewrites .git/index, which could
     # race the job's own git commands; diff-index only reads (and ignores diff.* config).
-    patch: bytes = _git(repo, context, "diff-index", "-p", "HEAD", *_STABLE_DIFF, raw=True)
-    untracked_raw: str = _git(repo, context, "ls-files", "--others", "--exclude-standard", "-z")
-    untracked = sorted(p for p in untracked_raw.split("\0") if p)
+    # Streamed: a large binary change is hashed as it arrives, never held whole.
+    patch = _stream(root, context, "diff-index", "-p", "HEAD", *_STABLE_DIFF, keep=PATCH_MAX_BYTES)
+    names = _stream(
+        root,
+        context,
+        "ls-files",
+        "--others",
+        "--exclude-standard",
+        "-z",
+        keep=UNTRACKED_LIST_MAX_BYTES,
+    )
+    untracked: list[str] | None = None
+    if names.complete and names.returncode == 0 and not names.timed_out:
+        untracked = sorted(os.fsdecode(p) for p in names.head.split(b"\0") if p)
+    else:
+        unknown["untracked_count"] = unknown["untracked_digest"] = _stream_problem(
+            names, "git ls-files", "untracked file names"
+        )
     untracked_digest = _untracked_digest(root, untracked, unknown) if untracked else None
+    patch_ok = patch.returncode == 0 and not patch.timed_out
+    if not patch_ok:
+        unknown["diff_sha256"] = unknown["diff_bytes"] = _stream_problem(
+            patch, "git diff-index", "patch"
+        )
 
     submodules: list[Submodule] = []
     if (root / ".gitmodules").exists():
@@ -140,15 +167,49 @@ def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
         commit=commit,
         branch=branch,
         detached=detached,
-        dirty=bool(patch) or bool(untracked),
-        diff_sha256=hashlib.sha256(patch).hexdigest() if patch else None,
-        diff_bytes=len(patch),
-        untracked_count=len(untracked),
+        dirty=(bool(patch.size) or bool(untracked)) if patch_ok and untracked is not None else None,
+        diff_sha256=patch.sha256 if patch_ok and patch.size else None,
+        diff_bytes=patch.size if patch_ok else None,
+        patch=_patch_text(patch, context, unknown) if patch_ok and patch.size else None,
+        untracked_count=len(untracked) if untracked is not None else None,
         untracked_digest=untracked_digest,
         submodules=sorted(submodules, key=lambda s: s.path),
         remotes=sorted(remotes, key=lambda r: (r.name, r.url)),
         unknown=unknown,
     )
+
+
+def _stream(root: Path, context: CaptureContext, *args: str, keep: int) -> Streamed:
+    return run_streamed(
+        ["git", *args], cwd=root, timeout_s=_git_call_limit(context), keep=keep, env=None
+    )
+
+
+def _stream_problem(result: Streamed, command: str, what: str) -> str:
+    if result.timed_out:
+        return f"{command} did not finish in time"
+    if result.returncode != 0:
+        return f"{command} failed: {_first_line(result.stderr)}"
+    return f"more than {len(result.head) // (1024 * 1024)} MiB of {what}; not read"
+
+
+def _patch_text(patch: Streamed, context: CaptureContext, unknown: dict[str, str]) -> str | None:
+    """The patch as text when it is small and UTF-8, secrets redacted; else None, with why."""
+    if not patch.complete or patch.size > PATCH_MAX_BYTES:
+        unknown["patch"] = (
+            f"patch of {patch.size} bytes is over the {PATCH_MAX_BYTES // 1024} KiB kept in "
+            "the manifest; diff_sha256 and diff_bytes identify it"
+        )
+        return None
+    try:
+        text = patch.head.decode("utf-8")
+    except UnicodeDecodeError:
+        unknown["patch"] = "the patch is not UTF-8 text; diff_sha256 and diff_bytes identify it"
+        return None
+    clean = context.redactor.redact_text(text)
+    if clean != text:
+        unknown["patch"] = "secrets in the patch were redacted: it no longer applies as is"
+    return clean
 
 
 def _first_line(text: object) -> str:

@@ -8,9 +8,9 @@ section. NVML is always shut down again, whatever happened.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -111,16 +111,43 @@ def nvml_session(nvml: Any) -> Iterator[None]:
             nvml.nvmlShutdown()
 
 
+# The driver's NVML library, and how long loading it may take in the probe below.
+NVML_LIBRARY = "libnvidia-ml.so.1"
+NVML_PROBE_TIMEOUT_S = 5.0
+_PROBE = "import ctypes, sys; ctypes.CDLL(sys.argv[1])"
+
+
+def probe_library(name: str, timeout_s: float) -> str | None:
+    """Why `name` cannot be loaded, or None when a fresh process loads it.
+
+    The load runs in a child process with a hard deadline: dlopen holds the GIL, so a library
+    whose loading blocks (a hung driver, a file on a stalled mount) would otherwise freeze
+    every thread of the capture, and no time budget could rescue it.
+    """
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _PROBE, name],
+            capture_output=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"{name} did not load within {timeout_s:.0f} s (its loading blocks)"
+    except OSError as exc:
+        return f"cannot start a process to load {name}: {exc.strerror or exc}"
+    return None if done.returncode == 0 else f"{name} cannot be loaded"
+
+
 def load_nvml() -> Any:
-    """The pynvml module. On Linux, a host without the driver's NVML library is told apart with
-    one failed dlopen, before importing pynvml (a large module: tens of ms)."""
+    """The pynvml module. On Linux the driver's NVML library is first loaded in a child
+    process: a host without it is told apart before importing pynvml (a large module: tens of
+    ms), and one whose loading blocks costs this collector its deadline, not the capture."""
     if sys.platform.startswith("linux") and "pynvml" not in sys.modules:
-        try:
-            ctypes.CDLL("libnvidia-ml.so.1")
-        except OSError:
-            raise CollectorUnavailable(
-                f"{_ABSENT_CODES[12]} (libnvidia-ml.so.1 cannot be loaded)"
-            ) from None
+        reason = probe_library(NVML_LIBRARY, NVML_PROBE_TIMEOUT_S)
+        if reason is not None and "did not load" in reason:
+            raise RuntimeError(reason)
+        if reason is not None:
+            raise CollectorUnavailable(f"{_ABSENT_CODES[12]} ({reason})") from None
     try:
         import pynvml
     except ImportError:

@@ -46,7 +46,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="code.dirty",
-        match=("code.{dirty,diff_sha256,diff_bytes,untracked_count,untracked_digest}",),
+        match=("code.{dirty,diff_sha256,diff_bytes,patch,untracked_count,untracked_digest}",),
         category="code",
         severity=("high", "high", "medium"),
         title="uncommitted changes differ",

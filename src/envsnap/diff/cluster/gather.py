@@ -18,7 +18,6 @@ import os
 import socket
 import threading
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from envsnap.diff.cluster.build import RankCapture, build_cluster
@@ -47,11 +46,12 @@ def _capture_local(**kwargs: Any) -> Manifest:
 
 def _budget(budget_s: float | None, inputs: dict[str, Any]) -> float:
     """This rank's capture budget, data included, as the capture itself will apply it."""
+    from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.config import CaptureConfig, discover_config
     from envsnap.capturing.run import capture_budget_s
 
     try:
-        config = discover_config(Path.cwd())
+        config = discover_config(working_directory())
     except Exception:
         config = CaptureConfig()
     if budget_s is not None:

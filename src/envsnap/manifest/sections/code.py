@@ -33,6 +33,12 @@ class CodeSection(Section):
         description="sha256 of the binary-safe `git diff HEAD --binary` patch; null when clean."
     )
     diff_bytes: int | None = Field(description="Size of that patch in bytes (0 when clean).")
+    patch: str | None = Field(
+        default=None,
+        description="The patch itself (UTF-8 text, secrets redacted) when it is at most 256 KiB; "
+        "null when clean or larger (unknown.patch then says why; diff_sha256 and diff_bytes "
+        "still identify it).",
+    )
     untracked_count: int | None = Field(
         description="Number of untracked files that are not ignored."
     )
