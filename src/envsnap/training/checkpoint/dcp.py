@@ -10,6 +10,7 @@ a second value.
 
 from __future__ import annotations
 
+import io
 import pickle
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.errors import EnvsnapError
+from envsnap.files.reader import open_input, read_input
+from envsnap.training.checkpoint.confine import MAX_PICKLE_BYTES, byte_range, member
 from envsnap.training.checkpoint.safeload import load_torch_safely
 
 METADATA = ".metadata"
@@ -75,9 +78,9 @@ def is_dcp_dir(path: Path) -> bool:
 
 
 def _read_metadata(path: Path) -> Any:
+    data = read_input(path, "DCP metadata", max_bytes=MAX_PICKLE_BYTES)
     try:
-        with open(path, "rb") as handle:
-            return _MetadataUnpickler(handle).load()
+        return _MetadataUnpickler(io.BytesIO(data)).load()
     except pickle.UnpicklingError as exc:
         raise EnvsnapError(f"{path}: refused: not plain DCP metadata ({exc})") from None
     except Exception as exc:
@@ -131,8 +134,25 @@ def _check_shards(
     directory: Path, storage: dict[Any, Any], on_disk: list[str], audit: DcpAudit
 ) -> set[str]:
     needed: dict[str, int] = defaultdict(int)
+    refused: set[str] = set()
     for info in storage.values():
-        needed[info.relative_path] = max(needed[info.relative_path], info.offset + info.length)
+        name = getattr(info, "relative_path", None)
+        span = byte_range(getattr(info, "offset", None), getattr(info, "length", None))
+        if member(directory, name) is None or span is None:
+            refused.add(repr(name)[:80] if span is not None else f"{name!r:.80} (bad byte range)")
+            continue
+        assert isinstance(name, str)
+        needed[name] = max(needed[name], span[0] + span[1])
+    if refused:
+        audit.problems.append(
+            (
+                "dcp.shard.outside",
+                f"metadata names shards that are not files of this checkpoint: "
+                f"{', '.join(sorted(refused)[:3])}",
+                "A shard must be a regular file inside the checkpoint directory, read at a "
+                "non-negative byte range; these were not read.",
+            )
+        )
     for name, end in sorted(needed.items()):
         shard = directory / name
         if not shard.exists():
@@ -161,7 +181,7 @@ def _check_shards(
                 "DCP; the directory mixes saves.",
             )
         )
-    return {name for name in needed if (directory / name).exists()}
+    return {name for name in needed if (directory / name).is_file()}
 
 
 def _check_steps(
@@ -170,12 +190,15 @@ def _check_steps(
     values: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
     for index, info in storage.items():
         leaf = index.fqn.rsplit(".", 1)[-1]
-        if leaf not in STEP_NAMES or info.relative_path not in readable or info.length > 1 << 16:
+        span = byte_range(info.offset, info.length)
+        if leaf not in STEP_NAMES or info.relative_path not in readable or span is None:
+            continue
+        if span[1] > 1 << 16:
             continue
         try:
-            with open(directory / info.relative_path, "rb") as handle:
-                handle.seek(info.offset)
-                raw = handle.read(info.length)
+            with open_input(directory / info.relative_path, "a DCP shard") as handle:
+                handle.seek(span[0])
+                raw = handle.read(span[1])
             value = load_torch_safely(raw, name=f"{info.relative_path}:{index.fqn}")
             number = float(value.item() if hasattr(value, "item") else value)
         except (EnvsnapError, TypeError, ValueError, OSError):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -11,9 +10,10 @@ from pydantic import Field
 
 from envsnap.diff.report import CATEGORY_WEIGHT, SEVERITY_RANK, Finding, Target, numbered
 from envsnap.errors import EnvsnapError
-from envsnap.files.reader import open_input
+from envsnap.files.reader import open_input, read_json
 from envsnap.manifest.sections.base import Model
 from envsnap.training.checkpoint import dcp, layout
+from envsnap.training.checkpoint.confine import member
 from envsnap.training.checkpoint.items import ItemStatus, audit_items
 from envsnap.training.checkpoint.safeload import load_torch_safely, read_safetensors
 
@@ -57,19 +57,24 @@ def _load_file(path: Path) -> tuple[Kind, Any]:
     return "file", load_torch_safely(path)
 
 
+MAX_JSON_BYTES = 16 * 1024 * 1024
+
+
 def _load_directory(path: Path) -> dict[str, Any]:
     """A plain directory (e.g. a Hugging Face Trainer checkpoint): one key per file stem."""
     document: dict[str, Any] = {}
-    files = sorted(p for p in path.iterdir() if p.is_file())[:MAX_DIRECTORY_FILES]
-    for file in files:
+    # Only the directory's own regular files (a link may point to one inside it).
+    names = sorted(p.name for p in path.iterdir())
+    files = [f for f in (member(path, n) for n in names) if f is not None and f.is_file()]
+    for file in files[:MAX_DIRECTORY_FILES]:
         if file.suffix == ".safetensors":
             document[file.stem] = read_safetensors(file)
         elif file.suffix in TORCH_SUFFIXES:
             document[file.stem] = load_torch_safely(file)
         elif file.suffix == ".json":
             try:
-                content = json.loads(file.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                content = read_json(file, "a JSON file", max_bytes=MAX_JSON_BYTES)
+            except EnvsnapError:
                 continue
             if isinstance(content, dict):
                 # trainer_state.json-like files carry global_step / epoch at their top level.

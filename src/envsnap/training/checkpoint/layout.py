@@ -7,10 +7,11 @@ incomplete (interrupted, still running, or overwritten since) and must not be lo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from envsnap.errors import EnvsnapError
+from envsnap.files.reader import read_json
 from envsnap.manifest.hashing import sha256_file
 
 STATE_FILE = "training_state.pt"
@@ -31,13 +32,13 @@ def verify(path: Path) -> tuple[dict[str, Any] | None, str | None]:
             "still running)"
         )
     try:
-        marker = json.loads(marker_path.read_text(encoding="utf-8"))
+        marker = read_json(marker_path, "a completion marker", max_bytes=1024 * 1024)
         expected = marker["files"][STATE_FILE]
         if marker.get("format") != FORMAT:
             return None, f"{MARKER} is not an envsnap training-state marker"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (EnvsnapError, KeyError, TypeError):
         return None, f"{MARKER} is unreadable or malformed"
-    if not state_path.exists():
+    if not state_path.is_file():
         return None, f"incomplete save: {STATE_FILE} is missing"
     size = state_path.stat().st_size
     if size != expected.get("bytes") or "sha256:" + sha256_file(state_path) != expected.get(

@@ -10,16 +10,16 @@ files are plain JSON headers plus raw bytes: only the header is read.
 from __future__ import annotations
 
 import io
-import json
 import os
 import pickle
 import re
 import struct
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from envsnap.errors import EnvsnapError
+from envsnap.files.reader import open_input, parse_json
+from envsnap.training.checkpoint.confine import check_zip
 
 MISSING_TORCH_MESSAGE = (
     "reading PyTorch checkpoints needs torch; install it with `pip install envsnap-ml[torch]`"
@@ -67,8 +67,12 @@ def load_torch_safely(source: str | os.PathLike[str] | bytes, *, name: str | Non
     label = name or (os.fspath(source) if not isinstance(source, bytes) else "checkpoint")
 
     def opened() -> Any:
-        return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
+        if isinstance(source, bytes):
+            return io.BytesIO(source)
+        return open_input(source, "a checkpoint file")  # regular files only: never a pipe
 
+    with opened() as handle:
+        check_zip(handle, label)  # before torch inflates anything
     try:
         with opened() as handle:
             wanted = torch.serialization.get_unsafe_globals_in_checkpoint(handle)
@@ -109,19 +113,17 @@ def read_safetensors(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     label = os.fspath(path)
     try:
-        size = Path(path).stat().st_size
-        with open(path, "rb") as handle:
+        with open_input(path, "a safetensors file") as handle:
+            size = os.fstat(handle.fileno()).st_size
             prefix = handle.read(8)
             if len(prefix) < 8:
                 raise EnvsnapError(f"{label}: not a safetensors file (shorter than its header)")
             (length,) = struct.unpack("<Q", prefix)
             if length > min(SAFETENSORS_MAX_HEADER, size - 8):
                 raise EnvsnapError(f"{label}: not a safetensors file (bad header length)")
-            header = json.loads(handle.read(length))
+            header = parse_json(handle.read(length), label, "a safetensors header")
     except OSError as exc:
         raise EnvsnapError(f"{label}: cannot read ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise EnvsnapError(f"{label}: not a safetensors file (header is not JSON)") from None
     if not isinstance(header, dict):
         raise EnvsnapError(f"{label}: not a safetensors file (header is not an object)")
     document: dict[str, Any] = {}
