@@ -72,7 +72,10 @@ _NO_ARGS_IS_HELP: type[click.UsageError] | tuple[()] = getattr(
 
 
 def _say_error(message: str) -> None:
-    text = " ".join(str(message).split())
+    from envsnap.render.escape import terminal_text
+
+    # One line, and file names or values inside it shown escaped, never sent to the terminal.
+    text = terminal_text(" ".join(str(message).split()))
     click.echo(f"envsnap: error: {text}", err=True)
 
 
@@ -114,6 +117,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise
         where = f"{exc.filename}: " if exc.filename else ""
         _say_error(f"{where}{exc.strerror or exc}")
+        code = 2
+    except RecursionError:  # a structure nested past what any check anticipated
+        if debug:
+            raise
+        _say_error("input nested too deeply")
+        code = 2
+    except MemoryError:
+        if debug:
+            raise
+        _say_error("out of memory reading the input")
         code = 2
     except Exception as exc:
         if debug:

@@ -110,9 +110,11 @@ def capture(
     failed = sorted(
         name for name, record in manifest.collectors.items() if record.status == "error"
     )
+    from envsnap.render.escape import terminal_text
+
     problems = item_errors(manifest)
     for problem in problems:
-        click.echo(f"envsnap: {problem}", err=True)
+        click.echo(f"envsnap: {terminal_text(problem)}", err=True)
     if failed:
         click.echo(f"envsnap: collectors failed: {', '.join(failed)}", err=True)
     return 1 if strict and (failed or problems) else 0

@@ -81,15 +81,18 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
         from envsnap.interop.signing import read_signature
 
         signature = read_signature(signature_path or f"{file}.sig")
+    from envsnap.render.escape import terminal_text
+
     matches, recorded, recomputed = verify_document(document)
     if not matches:
         if recorded is None:
             click.echo(
-                f"FAILED: {file}: no digest recorded; content digest is {recomputed}", err=True
+                f"FAILED: {terminal_text(file)}: no digest recorded; content digest is {recomputed}",
+                err=True,
             )
         else:
             click.echo(
-                f"FAILED: {file}: content was altered (recorded {recorded}, content {recomputed})",
+                f"FAILED: {terminal_text(file)}: content was altered (recorded {terminal_text(recorded)}, content {recomputed})",
                 err=True,
             )
         return 1
@@ -98,13 +101,13 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
 
         problem = verify_signature(signature, recomputed, key_path)
         if problem is not None:
-            click.echo(f"FAILED: {file}: {problem}", err=True)
+            click.echo(f"FAILED: {terminal_text(file)}: {terminal_text(problem)}", err=True)
             return 1
         click.echo(
-            f"OK: {file}: digest {recomputed}; signature by {signature['public_key']} is valid"
+            f"OK: {terminal_text(file)}: digest {recomputed}; signature by {terminal_text(signature['public_key'])} is valid"
         )
         return 0
-    click.echo(f"OK: {file}: digest {recomputed}")
+    click.echo(f"OK: {terminal_text(file)}: digest {recomputed}")
     return 0
 
 

@@ -19,7 +19,9 @@ def keygen(private_key: str, force: bool) -> int:
     from envsnap.interop.signing import generate_key
 
     private, public = generate_key(private_key, force=force)
-    click.echo(f"private key: {private}\npublic key:  {public}")
+    from envsnap.render.escape import terminal_text
+
+    click.echo(f"private key: {terminal_text(private)}\npublic key:  {terminal_text(public)}")
     return 0
 
 
@@ -38,15 +40,17 @@ def sign(manifest: str, key_path: str, output: str | None) -> int:
     from envsnap.interop.signing import sign_digest, write_signature
     from envsnap.manifest.model import manifest_from_document, read_document
     from envsnap.manifest.sealed import verify_document
+    from envsnap.render.escape import terminal_text
 
     document = read_document(manifest)
     manifest_from_document(document, manifest)
     matches, _recorded, recomputed = verify_document(document)
     if not matches:
         click.echo(
-            f"envsnap: error: {manifest}: digest does not match its content; not signing", err=True
+            f"envsnap: error: {terminal_text(manifest)}: digest does not match its content; not signing",
+            err=True,
         )
         return 1
     path = write_signature(sign_digest(recomputed, key_path), output or f"{manifest}.sig")
-    click.echo(f"signed {manifest} ({recomputed}) -> {path}")
+    click.echo(f"signed {terminal_text(manifest)} ({recomputed}) -> {terminal_text(path)}")
     return 0

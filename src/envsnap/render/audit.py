@@ -14,7 +14,13 @@ from typing import Any
 from envsnap.diff.report import SEVERITIES, Report
 from envsnap.manifest.facts import key_facts
 from envsnap.manifest.model import Manifest
-from envsnap.render.escape import html_text, markdown_cell
+from envsnap.render.escape import (
+    html_text,
+    markdown_cell,
+    markdown_code,
+    markdown_text,
+    terminal_text,
+)
 from envsnap.render.findings import render_markdown, shown
 
 _CSS = """
@@ -149,17 +155,17 @@ def render_audit_html(inputs: AuditInputs) -> str:
 def render_audit_markdown(inputs: AuditInputs) -> str:
     manifest = inputs.manifest
     lines = [
-        f"# envsnap audit: {manifest.run.label or inputs.source}",
+        f"# envsnap audit: {markdown_text(manifest.run.label or inputs.source)}",
         "",
-        f"Captured {manifest.created_at.isoformat()} by envsnap {manifest.tool.version}; "
-        f"manifest `{inputs.source}`.",
+        f"Captured {manifest.created_at.isoformat()} by envsnap "
+        f"{markdown_text(manifest.tool.version)}; manifest {markdown_code(inputs.source)}.",
         "",
         "## Run conditions",
         "",
         "| fact | value |",
         "|---|---|",
         *(
-            f"| {name.removeprefix('envsnap.')} | `{value}` |"
+            f"| {markdown_cell(name.removeprefix('envsnap.'))} | {markdown_code(value)} |"
             for name, value in key_facts(manifest).items()
         ),
         "",
@@ -169,7 +175,7 @@ def render_audit_markdown(inputs: AuditInputs) -> str:
     ]
     if inputs.diff is not None:
         lines += [
-            f"## Differences against {inputs.against or 'the other run'}",
+            f"## Differences against {markdown_text(inputs.against or 'the other run')}",
             "",
             render_markdown(inputs.diff),
         ]
@@ -180,20 +186,21 @@ def render_audit_markdown(inputs: AuditInputs) -> str:
         "|---|---|---|---|",
     ]
     lines += [
-        f"| {n} | {s} | {markdown_cell(r)} | {d} |" for n, s, r, d in _collector_rows(manifest)
+        f"| {markdown_cell(n)} | {markdown_cell(s)} | {markdown_cell(r)} | {markdown_cell(d)} |"
+        for n, s, r, d in _collector_rows(manifest)
     ]
     unknown = _unknown_rows(manifest)
     if unknown:
         lines += ["", "Values that could not be collected:", ""]
-        lines += [f"- `{path}`: {reason}" for path, reason in unknown]
+        lines += [f"- {markdown_code(path)}: {markdown_text(reason)}" for path, reason in unknown]
     lines += [
         "",
         "## Integrity",
         "",
-        f"Manifest digest: `{manifest.digest}` (sha256 of the canonical JSON without the digest).",
+        f"Manifest digest: {markdown_code(manifest.digest)} (sha256 of the canonical JSON without the digest).",
         "Recompute it with:",
         "",
-        *(f"    {line}" for line in _verify_lines(inputs)),
+        *(f"    {terminal_text(line)}" for line in _verify_lines(inputs)),
         "",
     ]
     return "\n".join(lines)

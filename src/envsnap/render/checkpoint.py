@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
+from envsnap.render.escape import json_text, terminal_cell, terminal_text
 from envsnap.training.checkpoint.inspect import CheckpointReport
 
 
 def render_checkpoint_json(report: CheckpointReport) -> str:
     """The audit as pretty JSON (the `CheckpointReport` model)."""
-    return pretty_text(report.model_dump(mode="json"))
+    return json_text(pretty_text(report.model_dump(mode="json")))
 
 
 def render_checkpoint_table(report: CheckpointReport, *, color: bool | None = None) -> str:
@@ -18,7 +19,7 @@ def render_checkpoint_table(report: CheckpointReport, *, color: bool | None = No
     from rich.text import Text
 
     head = Text(
-        f"checkpoint {report.path} ({report.kind}, target {report.target}): "
+        f"checkpoint {terminal_text(report.path)} ({report.kind}, target {report.target}): "
         + ("complete" if report.complete else "INCOMPLETE"),
         style="bold green" if report.complete else "bold red",
     )
@@ -26,10 +27,15 @@ def render_checkpoint_table(report: CheckpointReport, *, color: bool | None = No
     for column in ("item", "present", "where", "detail"):
         items.add_column(column)
     for item in report.items:
-        items.add_row(item.item, "yes" if item.present else "NO", item.where or "-", item.detail)
+        items.add_row(
+            terminal_cell(item.item),
+            "yes" if item.present else "NO",
+            terminal_cell(item.where or "-"),
+            terminal_cell(item.detail),
+        )
     parts: list[object] = [head, items]
     for finding in report.findings:
-        parts.append(Text(f"[{finding.severity}] {finding.title}", style="bold"))
-        parts.append(Text(f"  why: {finding.why}"))
-        parts.append(Text(f"  fix: {finding.fix}"))
+        parts.append(terminal_cell(f"[{finding.severity}] {finding.title}", "bold"))
+        parts.append(terminal_cell(f"  why: {finding.why}"))
+        parts.append(terminal_cell(f"  fix: {finding.fix}"))
     return render_to_text(*parts, color=color)

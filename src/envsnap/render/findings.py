@@ -13,7 +13,13 @@ from collections.abc import Callable
 from envsnap.diff.report import SEVERITIES, Finding, Report
 from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
-from envsnap.render.escape import markdown_cell, terminal_text
+from envsnap.render.escape import (
+    json_text,
+    markdown_cell,
+    markdown_code,
+    terminal_cell,
+    terminal_text,
+)
 
 SEVERITY_STYLE: dict[str, str] = {
     "critical": "bold red",
@@ -63,8 +69,8 @@ def render_table(
     from rich.text import Text
 
     width = width or shutil.get_terminal_size((120, 24)).columns
-    verdict = Text(report.summary.verdict, style="bold")
-    header = Text(_header(report), style="dim")
+    verdict = terminal_cell(report.summary.verdict, "bold")
+    header = terminal_cell(_header(report), "dim")
     findings, hidden = shown(report, show_all)
     parts: list[object] = [verdict, header]
     if findings:
@@ -122,8 +128,8 @@ def render_markdown(report: Report, *, show_all: bool = False, explain: bool = F
         for f in findings:
             reason = f" ({markdown_cell(f.rank_reason)})" if explain and f.rank_reason else ""
             lines.append(
-                f"| {f.rank} | {f.severity} | {markdown_cell(f.title)}{reason} | "
-                f"`{markdown_cell(f.path)}` | {f.rule} | {markdown_cell(f.why)} | "
+                f"| {f.rank} | {markdown_cell(f.severity)} | {markdown_cell(f.title)}{reason} | "
+                f"{markdown_code(f.path)} | {markdown_cell(f.rule)} | {markdown_cell(f.why)} | "
                 f"{markdown_cell(f.fix)} |"
             )
     if hidden:
@@ -133,7 +139,7 @@ def render_markdown(report: Report, *, show_all: bool = False, explain: bool = F
 
 def render_json(report: Report, *, show_all: bool = True, explain: bool = True) -> str:
     """The report as JSON following schemas/diff-report.v1.json."""
-    return pretty_text(report.model_dump(mode="json"))
+    return json_text(pretty_text(report.model_dump(mode="json")))
 
 
 RENDERERS: dict[str, Callable[..., str]] = {

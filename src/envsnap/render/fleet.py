@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from envsnap.diff.fleet import FleetClass, FleetReport
 from envsnap.manifest.canonical import pretty_text
+from envsnap.render.escape import json_text, markdown_cell, markdown_code, terminal_cell
 
 # How many members and differences a text rendering lists per class before summarising.
 SHOW_MEMBERS = 8
@@ -34,25 +35,30 @@ def _headline(report: FleetReport) -> str:
 
 
 def render_json(report: FleetReport) -> str:
-    return pretty_text(report.model_dump(mode="json"))
+    return json_text(pretty_text(report.model_dump(mode="json")))
 
 
 def render_markdown(report: FleetReport) -> str:
-    lines = [f"# envsnap fleet ({report.target})", "", _headline(report), ""]
+    lines = [f"# envsnap fleet ({markdown_cell(report.target)})", "", _headline(report), ""]
     lines += ["| class | size | members | hosts |", "|---|---|---|---|"]
     for c in report.classes:
         name = f"{c.id} (reference)" if c.reference else str(c.id)
-        lines.append(f"| {name} | {c.size} | {_members(c)} | {', '.join(c.hosts) or '-'} |")
+        hosts = markdown_cell(", ".join(c.hosts) or "-")
+        lines.append(f"| {name} | {c.size} | {markdown_cell(_members(c))} | {hosts} |")
     for c in report.classes[1:]:
         lines += ["", f"## Class {c.id}: what sets it apart", ""]
         lines += ["| severity | path | reference | this class |", "|---|---|---|---|"]
         for f in c.differences[:SHOW_DIFFERENCES]:
-            lines.append(f"| {f.severity} | `{f.path}` | `{_value(f.a)}` | `{_value(f.b)}` |")
+            cells = (
+                markdown_cell(f.severity),
+                *(markdown_code(v) for v in (f.path, _value(f.a), _value(f.b))),
+            )
+            lines.append("| " + " | ".join(cells) + " |")
         if len(c.differences) > SHOW_DIFFERENCES:
             lines.append(f"| | ({len(c.differences) - SHOW_DIFFERENCES} more) | | |")
     if report.odd_ones_out:
         lines += ["", "## Odd ones out", ""]
-        lines += [f"- {source}" for source in report.odd_ones_out]
+        lines += [f"- {markdown_cell(source)}" for source in report.odd_ones_out]
     return "\n".join(lines) + "\n"
 
 
@@ -61,15 +67,15 @@ def render_table(report: FleetReport, *, color: bool | None = None) -> str:
 
     from envsnap.render.console import render_to_text
 
-    classes = Table(title=_headline(report))
+    classes = Table(title=terminal_cell(_headline(report)))
     for column in ("class", "size", "members", "hosts"):
         classes.add_column(column, overflow="fold")
     for c in report.classes:
         classes.add_row(
             f"{c.id} (reference)" if c.reference else str(c.id),
             str(c.size),
-            _members(c),
-            ", ".join(c.hosts[:SHOW_MEMBERS]) or "-",
+            terminal_cell(_members(c)),
+            terminal_cell(", ".join(c.hosts[:SHOW_MEMBERS]) or "-"),
         )
     parts: list[object] = [classes]
     for c in report.classes[1:]:
@@ -77,7 +83,9 @@ def render_table(report: FleetReport, *, color: bool | None = None) -> str:
         for column in ("severity", "path", "reference", "this class"):
             table.add_column(column, overflow="fold")
         for f in c.differences[:SHOW_DIFFERENCES]:
-            table.add_row(f.severity, f.path, _value(f.a), _value(f.b))
+            table.add_row(
+                *(terminal_cell(cell) for cell in (f.severity, f.path, _value(f.a), _value(f.b)))
+            )
         if len(c.differences) > SHOW_DIFFERENCES:
             table.add_row("", f"({len(c.differences) - SHOW_DIFFERENCES} more)", "", "")
         parts.append(table)

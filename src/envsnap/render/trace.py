@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
+from envsnap.render.escape import json_text, terminal_cell
 from envsnap.training.trace.compare import TraceDiff
 
 
@@ -17,7 +18,7 @@ def _short(value: object) -> str:
 
 def render_trace_json(result: TraceDiff) -> str:
     """The comparison as pretty JSON (the `TraceDiff` model)."""
-    return pretty_text(result.model_dump(mode="json"))
+    return json_text(pretty_text(result.model_dump(mode="json")))
 
 
 def render_trace_table(result: TraceDiff, *, color: bool | None = None) -> str:
@@ -26,7 +27,7 @@ def render_trace_table(result: TraceDiff, *, color: bool | None = None) -> str:
     from rich.text import Text
 
     lines: list[object] = [
-        Text(f"trace diff: {result.a} vs {result.b} (mode {result.mode})", style="bold"),
+        terminal_cell(f"trace diff: {result.a} vs {result.b} (mode {result.mode})", "bold"),
         Text(
             f"{result.updates} updates compared ({result.first_update}-{result.last_update})"
             + "".join(
@@ -62,18 +63,22 @@ def render_trace_table(result: TraceDiff, *, color: bool | None = None) -> str:
             table.add_column(column)
         for diff in first.fields:
             table.add_row(
-                diff.field,
-                diff.group,
-                _short(diff.a),
-                _short(diff.b),
+                terminal_cell(diff.field),
+                terminal_cell(diff.group),
+                terminal_cell(_short(diff.a)),
+                terminal_cell(_short(diff.b)),
                 "yes" if diff.within_tolerance else "no",
             )
         lines.append(table)
     if result.diagnosis is not None:
-        lines.append(Text(f"Diagnosis ({result.diagnosis.code}): {result.diagnosis.cause}."))
-        lines.append(Text(f"Fix: {result.diagnosis.fix}"))
+        lines.append(
+            terminal_cell(f"Diagnosis ({result.diagnosis.code}): {result.diagnosis.cause}.")
+        )
+        lines.append(terminal_cell(f"Fix: {result.diagnosis.fix}"))
     if result.not_compared:
         lines.append(
-            Text(f"Not compared (recorded on one side only): {', '.join(result.not_compared)}")
+            terminal_cell(
+                f"Not compared (recorded on one side only): {', '.join(result.not_compared)}"
+            )
         )
     return render_to_text(*lines, color=color)
