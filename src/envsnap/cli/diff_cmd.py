@@ -13,28 +13,34 @@ if TYPE_CHECKING:
     from envsnap.diff.cluster.io import Diffable
 
 
-def load_side(path: str) -> Diffable:
+def load_side(path: str, earlier: Diffable | None = None) -> Diffable:
     """One side of a diff: a manifest, a cluster manifest, or a foreign record.
 
     A manifest is diffed as stored after validation (re-serialising the model would double the
     load time of large manifests). A cluster manifest is compared through its representative
     rank, with its deviating ranks reported too. Anything else (a collect_env report, a W&B or
     MLflow run) goes through the importers, which detect the format.
+
+    With `earlier` (side A, when this is side B), package entries equal to A's are shared
+    with A rather than held twice, and validated once: two large manifests of one
+    environment then cost little more memory and time than one.
     """
     from envsnap.diff.cluster.io import Diffable, as_diffable
     from envsnap.errors import ManifestError
-    from envsnap.manifest.model import looks_like_manifest, read_document
+    from envsnap.manifest.model import looks_like_manifest, package_index, read_document
 
+    reuse = package_index(earlier.document) if earlier is not None else None
     try:
-        document = read_document(path)
+        document = read_document(path, reuse=reuse)
     except ManifestError:
         document = None
     if document is not None and (looks_like_manifest(document) or "kind" in document):
-        return as_diffable(document, path)
+        known = {id(entry) for entry in reuse.values()} if reuse else set()
+        return as_diffable(document, path, known_valid=known)
     from envsnap.interop.importers import load_any
 
     manifest = load_any(path)
-    return Diffable(manifest, manifest.to_document(), path)
+    return Diffable(manifest.to_document(), path)
 
 
 def _current_document() -> dict[str, Any]:
@@ -88,7 +94,7 @@ def diff(
     from envsnap.render.findings import RENDERERS
 
     side_a = load_side(a)
-    side_b = load_side(b) if b is not None else None
+    side_b = load_side(b, side_a) if b is not None else None
     report = diff_documents(
         side_a.document,
         side_b.document if side_b is not None else _current_document(),

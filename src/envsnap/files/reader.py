@@ -17,7 +17,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, BinaryIO
 
 from envsnap.errors import EnvsnapError
@@ -111,6 +111,26 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return document
 
 
+def _reusing(named: Mapping[str, dict[str, Any]]) -> Callable[[list[tuple[str, Any]]], Any]:
+    """An object hook that hands back an already parsed object equal to the new one.
+
+    Two manifests of one environment share most of their content (200k package entries, say):
+    reusing the first one's equal objects keeps the second one's copies out of memory. Objects
+    are matched by their `name` and replaced only when equal, so the value read is the same.
+    """
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        document = _unique_keys(pairs)
+        name = document.get("name")
+        if type(name) is str:
+            earlier = named.get(name)
+            if earlier is not None and earlier == document:
+                return earlier
+        return document
+
+    return hook
+
+
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise ValueError(f"integer of {len(text)} digits (at most {MAX_INT_DIGITS})")
@@ -136,12 +156,15 @@ def parse_json(
     *,
     error: type[EnvsnapError] = EnvsnapError,
     max_depth: int | None = MAX_DEPTH,
+    reuse: Mapping[str, dict[str, Any]] | None = None,
 ) -> Any:
     """Parse strict JSON: UTF-8, no duplicate keys, no NaN/Infinity, no lone surrogates,
     bounded integers and (unless `max_depth` is None) bounded nesting.
 
     `max_depth=None` leaves depth to the caller: a manifest's structure is bounded by its
     model, so only its free-form maps need checking, which is much cheaper on a large file.
+    `reuse` maps names to objects parsed before: an equal object with that `name` is replaced
+    by the earlier one (see `_reusing`).
     """
     if not data.strip():
         raise error(f"{source}: file is empty, not {what}")
@@ -149,7 +172,7 @@ def parse_json(
     try:
         value = json.loads(
             text,
-            object_pairs_hook=_unique_keys,
+            object_pairs_hook=_unique_keys if reuse is None else _reusing(reuse),
             parse_int=_bounded_int,
             parse_float=_finite_float,
             parse_constant=_no_constant,

@@ -6,12 +6,15 @@ a schema version this envsnap knows, with a one-line reason.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, JsonValue
+from pydantic import BeforeValidator, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
+from typing_extensions import NotRequired, TypedDict
 
 from envsnap._version import __version__
 from envsnap.errors import ManifestError
@@ -42,7 +45,7 @@ from envsnap.manifest.sections import (
     TokenizerSection,
     TorchSection,
 )
-from envsnap.manifest.sections.packages import omit_later_additions
+from envsnap.manifest.sections.packages import Package, omit_later_additions
 from envsnap.manifest.validation import validate_one_line
 
 SCHEMA_VERSION = "1.0"
@@ -198,13 +201,34 @@ def check_schema_version(version: object, source: str) -> None:
     )
 
 
-def read_document(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a file as a JSON object, with a size cap and one-line errors."""
+def read_document(
+    path: str | os.PathLike[str], *, reuse: Mapping[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Read a file as a JSON object, with a size cap and one-line errors.
+
+    `reuse`: objects of a document read before, by name, to share when equal (see
+    `files.reader.parse_json`); `package_index` gives them for a manifest's packages.
+    """
     data = read_input(path, "a manifest file", max_bytes=MAX_MANIFEST_BYTES, error=ManifestError)
-    return parse_document(data, os.fspath(path))
+    return parse_document(data, os.fspath(path), reuse=reuse)
 
 
-def parse_document(data: bytes, source: str) -> dict[str, Any]:
+def package_index(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A manifest document's package entries by their `name`, for `read_document(reuse=)`."""
+    packages = document.get("packages")
+    installed = packages.get("installed") if isinstance(packages, dict) else None
+    if not isinstance(installed, dict):
+        return {}
+    return {
+        entry["name"]: entry
+        for entry in installed.values()
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str)
+    }
+
+
+def parse_document(
+    data: bytes, source: str, *, reuse: Mapping[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Parse bytes as a JSON object; every failure is a `ManifestError` with one line.
 
     The JSON is read strictly (see `files.reader.parse_json`). Depth is left to validation:
@@ -212,7 +236,9 @@ def parse_document(data: bytes, source: str) -> dict[str, Any]:
     """
     if len(data) > MAX_MANIFEST_BYTES:
         raise ManifestError(too_large(source, "a manifest", MAX_MANIFEST_BYTES))
-    document = parse_json(data, source, "a manifest", error=ManifestError, max_depth=None)
+    document = parse_json(
+        data, source, "a manifest", error=ManifestError, max_depth=None, reuse=reuse
+    )
     if not isinstance(document, dict):
         raise ManifestError(f"{source}: not an envsnap manifest (top level is not an object)")
     return document
@@ -234,6 +260,63 @@ def manifest_from_document(document: dict[str, Any], source: str) -> Manifest:
         count_more=True,
         strict=True,
     )
+
+
+def _entries_adapter(model: type[Model]) -> TypeAdapter[Any]:
+    """A validator of `dict[str, model]` that builds plain dicts, not model instances.
+
+    Its TypedDict is made from the model's own fields (types, required or not, no extra
+    keys), so it accepts and refuses exactly what the model does; it only skips building a
+    model object per entry, which is most of the cost for 200k packages.
+    """
+    fields: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        # The field's constraints (ge=, max_length=...) travel with its type.
+        parts = (info.annotation, *info.metadata)
+        kind = Annotated.__class_getitem__(parts) if info.metadata else info.annotation  # type: ignore[attr-defined]
+        fields[name] = kind if info.is_required() else NotRequired[kind]
+    entry: Any = TypedDict(model.__name__, fields)  # type: ignore[misc]
+    setattr(entry, "__pydantic_config__", ConfigDict(extra="forbid", strict=True))  # noqa: B010
+    return TypeAdapter(dict[str, entry])
+
+
+_PACKAGE_ENTRIES = functools.cache(lambda: _entries_adapter(Package))
+
+
+# Package entries are validated in slices of this many, so a 200k-package manifest never has
+# all its models alive at once.
+_VALIDATION_SLICE = 5_000
+
+
+def check_document(
+    document: dict[str, Any], source: str, *, known_valid: Collection[int] = ()
+) -> None:
+    """Validate a manifest document as `manifest_from_document` does, without keeping the
+    model: for a large manifest, the models of every package would outweigh the document.
+
+    Package entries whose `id()` is in `known_valid` (objects shared with a document checked
+    before) are not validated twice. Raises `ManifestError` with one line.
+    """
+    packages = document.get("packages")
+    installed = packages.get("installed") if isinstance(packages, dict) else None
+    if not isinstance(packages, dict) or not isinstance(installed, dict):
+        manifest_from_document(document, source)
+        return
+    if len(installed) <= _VALIDATION_SLICE:
+        manifest_from_document(document, source)
+        return
+    manifest_from_document({**document, "packages": {**packages, "installed": {}}}, source)
+    entries = [(k, v) for k, v in installed.items() if id(v) not in known_valid]
+    adapter = _PACKAGE_ENTRIES()
+    for start in range(0, len(entries), _VALIDATION_SLICE):
+        try:
+            adapter.validate_python(dict(entries[start : start + _VALIDATION_SLICE]), strict=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in ("packages", "installed", *first["loc"]))
+            raise ManifestError(
+                f"{source}: not a valid envsnap manifest: {where}: {first['msg']}"
+            ) from None
 
 
 def load(path: str | os.PathLike[str]) -> Manifest:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,7 @@ from envsnap.diff.cluster.model import (
 from envsnap.diff.findings import make_report
 from envsnap.diff.report import Finding, Report, Target, severity_key
 from envsnap.errors import ManifestError
-from envsnap.manifest.model import Manifest, manifest_from_document, read_document
+from envsnap.manifest.model import check_document, manifest_from_document, read_document
 
 
 def load_cluster(path: str | os.PathLike[str]) -> ClusterManifest:
@@ -66,27 +66,33 @@ def assemble_files(
 class Diffable:
     """What `envsnap diff` compares for one side: a manifest, plus a cluster's own findings."""
 
-    manifest: Manifest
     document: dict[str, Any]
     label: str
     cluster: ClusterManifest | None = None
     findings: list[HeterogeneityFinding] = field(default_factory=list)
 
 
-def as_diffable(document: dict[str, Any], source: str) -> Diffable:
+def as_diffable(
+    document: dict[str, Any], source: str, *, known_valid: Collection[int] = ()
+) -> Diffable:
     """A single manifest as is; a cluster manifest as its representative rank's manifest,
-    with the cluster's heterogeneity findings (the ranks that deviate from it)."""
+    with the cluster's heterogeneity findings (the ranks that deviate from it).
+
+    The manifest is validated, but its model is not kept: the document is what is compared.
+    `known_valid`: ids of package entries shared with a document validated before.
+    """
     if not is_cluster_document(document):
-        return Diffable(manifest_from_document(document, source), document, source)
+        check_document(document, source, known_valid=known_valid)
+        return Diffable(document, source)
     cluster = cluster_from_document(document, source)
     if cluster.shared is None or cluster.representative_rank is None:
         raise ManifestError(f"{source}: cluster manifest has no rank to compare (all failed)")
     shared = dict(cluster.shared)
-    manifest = manifest_from_document(shared, source)
+    check_document(shared, source)
     rank = cluster.representative_rank
     host = cluster.ranks[rank].host or "?"
     label = f"{source} (rank {rank} on {host} of {cluster.world_size})"
-    return Diffable(manifest, shared, label, cluster, list(cluster.findings))
+    return Diffable(shared, label, cluster, list(cluster.findings))
 
 
 def cluster_findings(cluster: ClusterManifest, target: Target) -> list[HeterogeneityFinding]:

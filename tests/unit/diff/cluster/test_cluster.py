@@ -127,7 +127,7 @@ def test_unknown_cluster_version_is_refused() -> None:
 
 
 def test_cluster_vs_single_diff_reports_deviating_ranks(base_document: dict[str, Any]) -> None:
-    from envsnap.diff import diff_manifests
+    from envsnap.diff import diff_documents
 
     documents = [
         rank_doc(base_document, r, **({"OMP_NUM_THREADS": "8"} if r == 3 else {})) for r in range(4)
@@ -136,7 +136,7 @@ def test_cluster_vs_single_diff_reports_deviating_ranks(base_document: dict[str,
     single = rank_doc(base_document, 0, CUBLAS_WORKSPACE_CONFIG=":4096:8")
     a, b = as_diffable(cluster_doc, "cluster.json"), as_diffable(single, "single.json")
     assert a.label.startswith("cluster.json (rank 0 on node-0 of 4)")
-    report = with_cluster_findings(diff_manifests(a.manifest, b.manifest), a, b)
+    report = with_cluster_findings(diff_documents(a.document, b.document), a, b)
     titles = [f.title for f in report.findings]
     assert any("CUBLAS_WORKSPACE_CONFIG" in f.path for f in report.findings)
     assert any(t.startswith("A cluster: ") and "rank 3 on node-1" in t for t in titles)
