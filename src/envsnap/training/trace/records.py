@@ -64,7 +64,8 @@ def _parse_line(path: str, number: int, text: str, last: bool) -> SessionLine | 
     try:
         raw = parse_json(text.encode("utf-8"), f"{path}: line {number}", "a trace record")
     except EnvsnapError as exc:
-        if last and not text.endswith("\n"):
+        # A syntax error on a last line without its newline: the writer stopped mid-line.
+        if last and not text.endswith("\n") and " at line " in str(exc):
             raise TraceError(
                 f"{path}: line {number} is truncated (incomplete JSON with no newline at the "
                 "end): the writer stopped mid-line"
