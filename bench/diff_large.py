@@ -84,9 +84,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--packages", type=int, default=200_000)
+    parser.add_argument("--write-pair", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_pair:
+        write_pair(Path(args.write_pair), args.packages)
+        return
     with tempfile.TemporaryDirectory() as tmp:
-        a, b = write_pair(Path(tmp), args.packages)
+        # Written by a child process: a child forked from a parent holding the documents
+        # would count the parent's pages in its own peak RSS.
+        subprocess.run(
+            [sys.executable, __file__, "--packages", str(args.packages), "--write-pair", tmp],
+            check=True,
+        )
+        a, b = Path(tmp) / "a.json", Path(tmp) / "b.json"
         size_mib = a.stat().st_size / 2**20
         programs = {
             "envsnap": [
