@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from envsnap.capturing.secret_formats import KEYED, WHOLE
-from tests.conftest import FIXTURES, git
+from tests.helpers import FIXTURES, git
 
 EXAMPLES: dict[str, str] = json.loads((FIXTURES / "secret_examples.json").read_text())
 PATTERNS = {fmt.name: fmt.pattern for fmt in (*WHOLE, *KEYED)}

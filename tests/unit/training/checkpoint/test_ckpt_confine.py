@@ -73,12 +73,13 @@ def test_hostile_dcp_metadata_is_reported_not_followed(case: str, tmp_path: Path
 
 
 def _zip_bomb(path: Path) -> None:
-    """A torch-style archive whose data.pkl inflates to 1 GiB from about 1 MiB."""
+    """A torch-style archive whose data.pkl inflates to 300 MiB (past the 256 MiB cap) from
+    about 300 KiB."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("archive/version", "3\n")
         with archive.open("archive/data.pkl", "w", force_zip64=True) as member:
             block = bytes(1024 * 1024)
-            for _ in range(1024):
+            for _ in range(300):
                 member.write(block)
 
 

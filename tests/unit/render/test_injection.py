@@ -16,7 +16,7 @@ import pytest
 from envsnap.manifest.canonical import pretty_text
 from envsnap.manifest.model import manifest_from_document
 from envsnap.render.escape import html_text, json_text, markdown_code, markdown_text, terminal_text
-from tests.conftest import FIXTURES, CliResult
+from tests.helpers import FIXTURES, CliResult
 
 Run = Callable[..., CliResult]
 MARK = "INJECTED"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from envsnap.files import atomic
-from tests.conftest import FIXTURES
+from tests.helpers import FIXTURES
 
 MANIFEST = FIXTURES / "manifests" / "full.json"
 

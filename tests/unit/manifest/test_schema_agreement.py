@@ -19,8 +19,9 @@ import pytest
 
 from envsnap.errors import ManifestError
 from envsnap.manifest.model import manifest_from_document
+from tests.helpers import REPO_ROOT
 
-ROOT = Path(__file__).parents[2]
+ROOT = REPO_ROOT
 SCHEMA = json.loads((ROOT / "schemas" / "manifest.v1.json").read_text())
 BASE = json.loads((ROOT / "tests" / "fixtures" / "manifests" / "full.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from envsnap.capturing.redact import REDACTED, Redactor
 from envsnap.capturing.secret_formats import KEYED, WHOLE
+from tests.helpers import FIXTURES
 
-EXAMPLES: dict[str, str] = json.loads(
-    (Path(__file__).parents[1] / "fixtures" / "secret_examples.json").read_text()
-)
+EXAMPLES: dict[str, str] = json.loads((FIXTURES / "secret_examples.json").read_text())
 R = Redactor()
 
 
@@ -42,9 +40,7 @@ def test_format_catches_its_example_in_free_text(fmt: object) -> None:
 
 
 def test_formats_leave_an_ordinary_manifest_alone() -> None:
-    document = json.loads(
-        (Path(__file__).parents[1] / "fixtures" / "manifests" / "full.json").read_text()
-    )
+    document = json.loads((FIXTURES / "manifests" / "full.json").read_text())
     assert R.redact_json(document, by_name=False) == document
 
 

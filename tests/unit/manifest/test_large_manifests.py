@@ -20,7 +20,8 @@ from envsnap.manifest.model import (
     package_index,
     read_document,
 )
-from tests.conftest import FIXTURES, CliResult
+from tests.helpers import FIXTURES, CliResult
+from tests.scenarios.cases import package
 
 Run = Callable[..., CliResult]
 PACKAGES = 6_000  # over the validation slice, so the sliced path runs
@@ -29,19 +30,8 @@ PACKAGES = 6_000  # over the validation slice, so the sliced path runs
 @functools.cache
 def _base() -> str:
     document = json.loads((FIXTURES / "manifests" / "full.json").read_text())
-    installed = document["packages"]["installed"]
     for i in range(PACKAGES):
-        name = f"pkg-{i:05d}"
-        installed[name] = {
-            "name": name,
-            "version": "1.0",
-            "installer": "pip",
-            "source": "index",
-            "url": None,
-            "vcs": None,
-            "commit": None,
-            "shadowed": [],
-        }
+        package(f"pkg-{i:05d}", "1.0")(document)
     return json.dumps(document)
 
 

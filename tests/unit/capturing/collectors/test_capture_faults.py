@@ -20,7 +20,7 @@ from envsnap.capturing.collectors.base import CaptureContext
 from envsnap.capturing.collectors.stream import run_streamed
 from envsnap.capturing.config import CaptureConfig
 from envsnap.capturing.run import build_manifest
-from tests.conftest import git
+from tests.helpers import git
 
 MakeRepo = Callable[..., Path]
 
