@@ -128,6 +128,9 @@ COMMANDS: dict[str, list[str]] = {
     "trace diff B": ["trace", "diff", "{trace}", "BAD"],
     "ckpt inspect": ["ckpt", "inspect", "BAD"],
     "capture --config": ["capture", "--config", "BAD", "--only", "python", "-o", "{out}.json"],
+    "run --as": ["run", "--as", "BAD", "--no-manifest", "--", "true"],
+    "bisect A": ["bisect", "BAD", "{manifest}", "--metric", "m=(\\S+)", "--", "true"],
+    "bisect B": ["bisect", "{manifest}", "BAD", "--metric", "m=(\\S+)", "--", "true"],
 }
 # Inputs that are valid for a command: an empty TOML file is an empty configuration.
 VALID = {("capture --config", "empty")}
