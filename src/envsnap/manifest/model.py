@@ -45,6 +45,7 @@ from envsnap.manifest.sections import (
     TokenizerSection,
     TorchSection,
 )
+from envsnap.manifest.sections.code import omit_unset_patch
 from envsnap.manifest.sections.packages import Package, omit_later_additions
 from envsnap.manifest.validation import validate_one_line
 
@@ -151,6 +152,8 @@ class Manifest(SealedDocument):
         document = self.model_dump(mode="json")
         if document.get("packages"):
             omit_later_additions(document["packages"])
+        if document.get("code"):
+            omit_unset_patch(document["code"])
         return document
 
     def canonical(self) -> bytes:
