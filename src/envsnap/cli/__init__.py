@@ -118,26 +118,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         where = f"{exc.filename}: " if exc.filename else ""
         _say_error(f"{where}{exc.strerror or exc}")
         code = 2
-    except RecursionError:  # a structure nested past what any check anticipated
-        if debug:
-            raise
-        _say_error("input nested too deeply")
-        code = 2
-    except MemoryError:
-        if debug:
-            raise
-        _say_error("out of memory reading the input")
-        code = 2
     except Exception as exc:
         if debug:
             raise
-        _say_error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)")
+        _say_error(_unexpected(exc))
         code = 2
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
     sys.exit(code)
+
+
+def _unexpected(exc: BaseException) -> str:
+    """The one line for a failure no check anticipated."""
+    if isinstance(exc, RecursionError):  # a structure nested past every depth check
+        return "input nested too deeply"
+    if isinstance(exc, MemoryError):
+        return "out of memory reading the input"
+    return f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)"
 
 
 def _silence_stdout() -> None:

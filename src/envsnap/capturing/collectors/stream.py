@@ -64,9 +64,11 @@ def run_streamed(
         digest = hashlib.sha256()
         size = 0
         head = bytearray()
-        assert process.stdout is not None
+        stdout = process.stdout
+        if stdout is None:  # cannot happen with stdout=PIPE; keeps the type checker honest
+            raise RuntimeError("no pipe for the program's output")
         try:
-            while chunk := os.read(process.stdout.fileno(), _CHUNK):
+            while chunk := os.read(stdout.fileno(), _CHUNK):
                 digest.update(chunk)
                 size += len(chunk)
                 if len(head) < keep:
@@ -78,7 +80,7 @@ def run_streamed(
             if process.poll() is None:
                 process.kill()
                 process.wait()
-            process.stdout.close()
+            stdout.close()
         errors_file.seek(0)
         errors = errors_file.read(4096)
     return Streamed(

@@ -138,10 +138,9 @@ def _check_shards(
     for info in storage.values():
         name = getattr(info, "relative_path", None)
         span = byte_range(getattr(info, "offset", None), getattr(info, "length", None))
-        if member(directory, name) is None or span is None:
+        if not isinstance(name, str) or member(directory, name) is None or span is None:
             refused.add(repr(name)[:80] if span is not None else f"{name!r:.80} (bad byte range)")
             continue
-        assert isinstance(name, str)
         needed[name] = max(needed[name], span[0] + span[1])
     if refused:
         audit.problems.append(
