@@ -66,9 +66,25 @@ def tf32_gpu(doc: Doc) -> bool | None:
     return any(flags)
 
 
-def recorded_tf32(doc: Doc) -> bool:
-    """True when torch's flags were recorded on this side (not inferred from defaults)."""
-    return isinstance(doc.get("torch"), dict)
+# The torch flags that decide TF32 per family, as paths inside the `torch` section.
+_TF32_FLAGS = {
+    "matmul": ("matmul.allow_tf32", "matmul.float32_matmul_precision", "fp32_precision"),
+    "conv": ("cudnn.allow_tf32", "cudnn.enabled", "fp32_precision"),
+}
+
+
+def recorded_tf32(doc: Doc, family: str | None = None) -> bool:
+    """True when torch's TF32 flags (for `family`, or for both) were recorded on this side, not
+    absent or listed as unknown (an imported report states none): else TF32 is inferred from
+    torch's defaults."""
+    torch = doc.get("torch")
+    if not isinstance(torch, dict):
+        return False
+    unknown = torch.get("unknown")
+    if not isinstance(unknown, dict):
+        unknown = {}
+    families = (family,) if family else tuple(_TF32_FLAGS)
+    return not any(path in unknown for name in families for path in _TF32_FLAGS[name])
 
 
 def _flag_tf32(doc: Doc, family: str) -> Tri:
@@ -76,7 +92,7 @@ def _flag_tf32(doc: Doc, family: str) -> Tri:
     effective = _get(doc, f"torch.effective.{family}_fp32.tf32")
     if effective in ("yes", "no"):
         return "yes" if effective == "yes" else "no"
-    if not recorded_tf32(doc):
+    if not recorded_tf32(doc, family):
         if family == "conv":
             return "yes"  # cuDNN TF32 is on by default in every release
         # allow_tf32 for matmuls defaulted to True in torch 1.7-1.11 (pytorch/pytorch#76509).

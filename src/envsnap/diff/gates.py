@@ -1,5 +1,8 @@
 """Settings that cannot act on either side rank as what they are: latent, or info.
 
+A state one side could not resolve (effective TF32 where the torch flags were not stated) is
+latent and one step lower for close and conclusion: it cannot be compared, only inferred.
+
 A GPU-only setting (cuDNN, cuBLAS, NCCL, TF32 variables and flags, CUDA libraries) cannot change
 results when neither side's job ran on a GPU; a TF32 setting cannot when neither side's GPUs
 can run TF32. The state of a random generator that starts from OS entropy (python's `random`,
@@ -17,7 +20,7 @@ from envsnap.diff.catalog import RULES_BY_ID
 from envsnap.diff.derived import Hit
 from envsnap.diff.device import gpu_in_use, tf32_gpu
 from envsnap.diff.gpu_facts import cudnn_toggled
-from envsnap.diff.report import Severity
+from envsnap.diff.report import SEVERITIES, Severity
 
 Doc = dict[str, Any]
 
@@ -53,6 +56,9 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
         if toggled and hit.path.startswith("torch.effective.conv_fp32."):
             # cuDNN itself was switched off: conv TF32 follows from that one cause.
             out.append(replace(hit, rule="algo.cudnn-api", title=None))
+            continue
+        if _unresolved(hit):
+            out.append(_latent(hit))
             continue
         rule = RULES_BY_ID[hit.rule]
         if no_gpu and rule.gpu_only:
@@ -91,3 +97,18 @@ def _unseeded_on_both_sides(a: Doc, b: Doc) -> set[str]:
     """The entropy-seeded generators that neither side declares seeded."""
     declared = _seeded(a) | _seeded(b)
     return {name for name in ENTROPY_SEEDED if name not in declared}
+
+
+def _unresolved(hit: Hit) -> bool:
+    """A recorded effective TF32 state that one side could not resolve (its flags were not
+    stated): the two sides cannot be compared on it, only inferred from defaults."""
+    return hit.path.startswith("torch.effective.") and "unknown" in (hit.a, hit.b)
+
+
+def _latent(hit: Hit) -> Hit:
+    """Counted as a difference for bitwise, one step lower for close and conclusion, and not
+    shown to act (as a value one side did not capture)."""
+    rule = RULES_BY_ID[hit.rule].severity
+    lowered = [rule[0]] + [SEVERITIES[min(SEVERITIES.index(s) + 1, 3)] for s in rule[1:]]
+    severity: tuple[Severity, Severity, Severity] = (lowered[0], lowered[1], lowered[2])
+    return replace(hit, severity=severity, active=False)

@@ -168,7 +168,7 @@ def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
             )
         elif {ea, eb} == {"yes", "no"}:
             on = a if ea == "yes" else b
-            recorded = recorded_tf32(on)
+            recorded = recorded_tf32(on, family)
             yield Hit(
                 "precision.tf32-effective",
                 path,
@@ -187,7 +187,7 @@ def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
                 _first(a, "arch"),
                 _first(b, "arch"),
                 title=f"fp32 {noun} run as TF32 on both sides, on different architectures",
-                active=recorded_tf32(a) and recorded_tf32(b),
+                active=recorded_tf32(a, family) and recorded_tf32(b, family),
             )
 
 
