@@ -45,7 +45,49 @@ def _section(doc: Doc, name: str) -> dict[str, Any]:
         doc.setdefault("collectors", {})[name] = template()["collectors"][name]
         if name == "seeds":
             doc[name].update(master_seed=None, seeded=[], derived={}, level=None)
+        if name == "torch" and doc.get("imported_from"):
+            _imported_torch(doc, doc[name])
     return doc[name]  # type: ignore[no-any-return]
+
+
+# What a collect_env report never states about the torch runtime: the flags of the running
+# process. The fixture's values only fill the model's fields; they are listed as unknown, as
+# envsnap's importer lists what a record does not state, until the thread states one.
+_UNSTATED_TORCH = (
+    "cudnn.enabled",
+    "cudnn.benchmark",
+    "cudnn.deterministic",
+    "cudnn.allow_tf32",
+    "cudnn.version",
+    "matmul.allow_tf32",
+    "matmul.float32_matmul_precision",
+    "matmul.allow_fp16_reduced_precision_reduction",
+    "matmul.allow_bf16_reduced_precision_reduction",
+    "matmul.allow_fp16_accumulation",
+    "fp32_precision",
+    "deterministic",
+    "sdpa",
+    "compile",
+    "default_dtype",
+    "num_threads",
+    "num_interop_threads",
+    "cpu_capability",
+    "build",
+    "git_version",
+    "nccl_version",
+)
+
+
+def _imported_torch(doc: Doc, torch: dict[str, Any]) -> None:
+    """A torch section added to an imported record to hold a stated fact: the versions come
+    from the record, every runtime flag is unknown."""
+    stated = (doc.get("extra") or {}).get("imported_sections", {}).get("torch", {})
+    torch.update(
+        version=stated.get("version", torch["version"]),
+        cuda=stated.get("cuda"),
+        cuda_available=stated.get("cuda_available"),
+    )
+    torch["unknown"] = {path: "not stated in collect_env report" for path in _UNSTATED_TORCH}
 
 
 def put(doc: Doc, dotted: str, value: Any) -> None:
@@ -217,11 +259,16 @@ def _effective(doc: Doc) -> None:
     devices = [
         Device(str(d.get("name")), d.get("compute_capability")) for d in gpu["devices"].values()
     ]
+    unknown = torch.get("unknown") or {}
+
+    def known(path: str, value: Any) -> Any:
+        return None if path in unknown else value  # an unstated flag resolves to 'unknown'
+
     resolved = resolve(
-        fp32_precision=torch.get("fp32_precision") or {},
-        matmul_allow_tf32=torch["matmul"].get("allow_tf32"),
-        cudnn_allow_tf32=torch["cudnn"].get("allow_tf32"),
-        cudnn_enabled=torch["cudnn"].get("enabled"),
+        fp32_precision=known("fp32_precision", torch.get("fp32_precision")) or {},
+        matmul_allow_tf32=known("matmul.allow_tf32", torch["matmul"].get("allow_tf32")),
+        cudnn_allow_tf32=known("cudnn.allow_tf32", torch["cudnn"].get("allow_tf32")),
+        cudnn_enabled=known("cudnn.enabled", torch["cudnn"].get("enabled")),
         cuda_built=bool(torch.get("cuda_built")),
         devices=devices,
         devices_reason="",
