@@ -285,6 +285,27 @@ CASES: tuple[Case, ...] = (
         a=chain(torch_version("2.3.1+cu118"), edits(("cuda_stack.torch_cuda", "11.8"))),
     ),
     Case(
+        "cu126-cu128-tf32",
+        "fp32 job, TF32 allowed: torch 2.7.0+cu126 -> +cu128, B's cuDNN not recorded",
+        "precision.tf32-library",
+        chain(
+            torch_version("2.7.0+cu128"),
+            edits(
+                ("cuda_stack.torch_cuda", "12.8"),
+                ("torch.cudnn.version", None),
+                ("torch.unknown", {"cudnn.version": "not recorded"}),
+                ("cuda_stack.libraries.cudnn.version", None),
+                ("cuda_stack.libraries.cudnn.selected", None),
+                ("cuda_stack.unknown", {"libraries.cudnn.version": "not recorded"}),
+                ("packages.installed.nvidia-cudnn-cu12", DELETE),
+            ),
+        ),
+        a=chain(
+            torch_version("2.7.0+cu126"),
+            edits(("cuda_stack.torch_cuda", "12.6"), ("precision.amp_dtype", None)),
+        ),
+    ),
+    Case(
         "cudnn-8.9-9.1",
         "cuDNN 8.9 -> 9.1",
         "stack.cudnn",

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from envsnap.diff.derived import Hit, get
+from envsnap.diff.derived import Hit, get, version_of
 from envsnap.diff.device import devices, effective_tf32, gpu_in_use, job_device, recorded_tf32
 from envsnap.diff.report import Severity
+from envsnap.diff.versions import local_tag
 
 Doc = dict[str, Any]
 _SHORT = ("NVIDIA ", "GeForce ", "Tesla ")
@@ -191,6 +192,74 @@ def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
             )
 
 
+# The library that decides whether fp32 math of a family runs a TF32 kernel, and where its
+# version is recorded (the copy torch loads, then the pip wheel).
+_DECIDER = {
+    "conv": ("cuDNN", ("torch.cudnn.version", "cuda_stack.libraries.cudnn.version"), "cudnn"),
+    "matmul": ("cuBLAS", ("cuda_stack.libraries.cublas.version",), "cublas"),
+}
+
+
+def _cuda_build(doc: Doc) -> tuple[Any, Any]:
+    """(wheel tag such as 'cu126', CUDA toolkit torch was built with)."""
+    cuda = get(doc, "cuda_stack.torch_cuda") or get(doc, "torch.cuda")
+    return local_tag(version_of(doc, "torch")), cuda
+
+
+def _library(doc: Doc, family: str) -> Any:
+    _, paths, wheel = _DECIDER[family]
+    for path in paths:
+        section, _, rest = path.partition(".")
+        unknown = get(doc, f"{section}.unknown")
+        if isinstance(unknown, dict) and rest in unknown:
+            continue
+        value = get(doc, path)
+        if value is not None:
+            return value
+    installed = get(doc, "packages.installed")
+    if isinstance(installed, dict):
+        for name, entry in installed.items():
+            if name.startswith(f"nvidia-{wheel}-cu") and isinstance(entry, dict):
+                return entry.get("version")
+    return None
+
+
+def _autocast(doc: Doc) -> bool:
+    """True when the job declares fp16 or bf16 autocast for its training step."""
+    return get(doc, "precision.amp_dtype") in ("float16", "bfloat16")
+
+
+def tf32_library(a: Doc, b: Doc) -> Iterator[Hit]:
+    """TF32 allowed on both sides, and the cuDNN/cuBLAS that choose whether a TF32 kernel runs
+    changed with the CUDA build: fp32 math may run TF32 kernels on one side only."""
+    build_a, build_b = _cuda_build(a), _cuda_build(b)
+    if build_a == build_b or False in (gpu_in_use(a), gpu_in_use(b)):
+        return
+    for family, noun in (("matmul", "matmuls"), ("conv", "convolutions")):
+        if not effective_tf32(a, family) == effective_tf32(b, family) == "yes":
+            continue
+        name = _DECIDER[family][0]
+        lib_a, lib_b = _library(a, family), _library(b, family)
+        if lib_a is not None and lib_a == lib_b:
+            continue  # the same library on both sides: the build change cannot move TF32
+        shown = "changed" if None not in (lib_a, lib_b) else "not recorded on both sides"
+        before, after = (build_a[0] or build_a[1], build_b[0] or build_b[1])
+        yield Hit(
+            "precision.tf32-library",
+            f"torch.effective.{family}_fp32.tf32",
+            "yes",
+            "yes",
+            title=f"fp32 {noun} may run TF32 kernels on one side only: TF32 allowed on both, "
+            f"{name} {shown} with the CUDA build ({before} → {after})",
+            # Under fp16/bf16 autocast on both sides, matmuls and convolutions run in that dtype:
+            # TF32 is then only possible for the fp32 math left outside autocast.
+            active=recorded_tf32(a, family)
+            and recorded_tf32(b, family)
+            and not (_autocast(a) and _autocast(b)),
+            extra=((_DECIDER[family][1][0], lib_a, lib_b),),
+        )
+
+
 def cudnn_toggled(a: Doc, b: Doc) -> bool:
     enabled = (get(a, "torch.cudnn.enabled"), get(b, "torch.cudnn.enabled"))
     return None not in enabled and enabled[0] != enabled[1]
@@ -208,4 +277,4 @@ def _tf32_reason(a: Doc, b: Doc) -> str:
     return ""
 
 
-GPU_DERIVED = (gpu_change, cuda_rng_streams, device_change, tf32_sides)
+GPU_DERIVED = (gpu_change, cuda_rng_streams, device_change, tf32_sides, tf32_library)

@@ -101,6 +101,32 @@ RULES: tuple[Rule, ...] = (
         derived=True,
     ),
     Rule(
+        id="precision.tf32-library",
+        match=("torch.effective.*.tf32", "cuda_stack.{torch_build,torch_cuda}", "torch.cuda"),
+        category="precision",
+        severity=("high", "medium", "low"),
+        merge="tf32",
+        specificity=1,
+        gpu_only=True,
+        title="TF32 allowed on both sides, and the library that chooses TF32 kernels changed",
+        why="allow_tf32 only permits TF32: cuBLAS and cuDNN choose per shape whether the "
+        "kernel they run uses it. Each CUDA build of the torch wheel pins its own cuDNN and "
+        "cuBLAS wheels, and each toolkit ships its own cuBLAS, so a CUDA build or toolkit change "
+        "can move fp32 math to or from TF32 kernels even though the flags are the same.",
+        fix="Set fp32 precision to 'ieee' on both sides to rule TF32 out; pin the "
+        "nvidia-cudnn and nvidia-cublas wheels with the torch build.",
+        refs=(
+            f"{NUM} B2",
+            "pytorch/pytorch:.github/scripts/generate_binary_build_matrix.py "
+            "(PYTORCH_EXTRA_INSTALL_REQUIREMENTS: cuDNN and cuBLAS pinned per CUDA variant)",
+            "https://docs.nvidia.com/cuda/archive/11.3.1/cuda-toolkit-release-notes/index.html "
+            "(component versions: cuBLAS versioned with each toolkit)",
+            "https://docs.nvidia.com/cuda/cublas/ (cublasMath_t: TF32 tensor-op math allows, "
+            "not forces, TF32 kernels)",
+        ),
+        derived=True,
+    ),
+    Rule(
         id="precision.tf32-effective",
         match=("torch.effective.*.tf32",),
         category="precision",
