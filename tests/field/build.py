@@ -356,6 +356,39 @@ def _shared_job(case: dict[str, Any]) -> dict[str, Any]:
     return case
 
 
+# Library versions that come with a torch build: a pip wheel pins its cuDNN, cuBLAS and NCCL
+# per CUDA variant (pytorch/pytorch:.github/scripts/generate_binary_build_matrix.py).
+_BUILD_LIBRARIES = ("cudnn", "cublas", "nccl", "cuda_runtime")
+
+
+def _forget_build_libraries(doc: Doc, facts: dict[str, Any]) -> None:
+    """The fixture's library versions belong to the fixture's torch build: a side whose stated
+    torch build or CUDA differs records them as unknown (the thread does not state them)."""
+    stack = doc.get("cuda_stack")
+    if doc.get("imported_from") or not isinstance(stack, dict):
+        return
+    if (
+        facts.get("torch", stack["torch_version"]) == stack["torch_version"]
+        and facts.get("cuda", stack["torch_cuda"]) == stack["torch_cuda"]
+    ):
+        return
+    reason = "not stated: the fixture's copy belongs to another torch build"
+    for name in _BUILD_LIBRARIES:
+        if name in stack.get("libraries", {}):
+            stack["libraries"][name].update(version=None, selected=None)
+            stack.setdefault("unknown", {})[f"libraries.{name}.version"] = reason
+    installed = (doc.get("packages") or {}).get("installed", {})
+    for name in [n for n in installed if n.startswith(("nvidia-cudnn", "nvidia-cublas"))]:
+        del installed[name]
+    for name in [n for n in installed if n.startswith("nvidia-nccl")]:
+        del installed[name]
+    torch = doc.get("torch")
+    if isinstance(torch, dict):
+        torch["cudnn"]["version"] = None
+        torch["nccl_version"] = None
+        torch.setdefault("unknown", {}).update({"cudnn.version": reason, "nccl_version": reason})
+
+
 def pair(case: dict[str, Any]) -> tuple[Doc, Doc]:
     """The case's two manifest documents, validated."""
     case = _shared_job(case)
@@ -365,6 +398,7 @@ def pair(case: dict[str, Any]) -> tuple[Doc, Doc]:
         doc = _base(case, side)
         for name in sections:
             _section(doc, name)
+        _forget_build_libraries(doc, case[side])
         apply(doc, case[side])
         _effective(doc)
         noise(doc, side)
