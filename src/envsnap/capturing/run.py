@@ -128,8 +128,13 @@ def build_manifest(
     """Capture the given collectors into a sealed manifest."""
     created_at = datetime.now(timezone.utc)
     sections, records = run_collectors(names, context, registry)
+    filled: dict[str, Any] = {n: section for n, section in sections.items() if section is not None}
     redactor = context.redactor
-    manifest = Manifest(
+    # Every part was validated when it was built (sections by their collectors, records and
+    # tool/run info here; recordable_extra leaves only JSON values), so the manifest is
+    # assembled without validating the whole tree again: that would build the validator of
+    # every section model, used or not.
+    manifest = Manifest.model_construct(
         tool=ToolInfo(
             version=__version__,
             collectors_requested=list(names),
@@ -144,7 +149,7 @@ def build_manifest(
         ),
         collectors=records,
         extra=recordable_extra(extra, redactor),
-        **{name: section for name, section in sections.items() if section is not None},
+        **filled,
     )
     return scrubbed(manifest, redactor).sealed()
 

@@ -28,7 +28,7 @@ def scrub_document(document: dict[str, Any], redactor: Redactor) -> dict[str, An
 def scrubbed(manifest: Manifest, redactor: Redactor) -> Manifest:
     """The manifest with text UTF-8 can carry and no credentials (unchanged when clean)."""
     # Python mode first: the JSON-mode dump turns such characters in dict keys into U+FFFD.
-    native = manifest.model_dump()
+    native = manifest.to_native()  # model_dump() would build the whole tree's serializer
     encodable = utf8_safe(native)
     if encodable != native:
         manifest = Manifest.model_validate(encodable)

@@ -149,7 +149,7 @@ class Manifest(SealedDocument):
 
     def to_document(self) -> dict[str, Any]:
         """The JSON-compatible dict form, digest included."""
-        document = self.model_dump(mode="json")
+        document = super().to_document()
         if document.get("packages"):
             omit_later_additions(document["packages"])
         if document.get("code"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
+from pydantic_core import to_jsonable_python
 
 from envsnap.manifest.canonical import digest_of, pretty_text
 from envsnap.manifest.sections.base import Model
@@ -26,8 +27,21 @@ class SealedDocument(Model):
     )
 
     def to_document(self) -> dict[str, Any]:
-        """The JSON-compatible dict form, digest included."""
-        return self.model_dump(mode="json")
+        """The JSON-compatible dict form, digest included (equal to `model_dump(mode="json")`).
+
+        Each nested model is serialised by its own class: writing a document never builds the
+        serializer of the whole tree, whose schema is only needed to validate what is read.
+        """
+        document: dict[str, Any] = to_jsonable_python(self.field_values())
+        return document
+
+    def to_native(self) -> dict[str, Any]:
+        """The Python-mode dict form (equal to `model_dump()`), built the same way."""
+        return {name: _native(value) for name, value in self.field_values().items()}
+
+    def field_values(self) -> dict[str, Any]:
+        """Every field's value, in field order, nested models left as they are."""
+        return {name: getattr(self, name) for name in type(self).model_fields}
 
     def compute_digest(self) -> str:
         return digest_of(self.to_document())
@@ -39,6 +53,16 @@ class SealedDocument(Model):
     def to_json(self) -> str:
         """Pretty, sorted JSON text (what is written to files)."""
         return pretty_text(self.to_document())
+
+
+def _native(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, dict):
+        return {key: _native(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_native(item) for item in value]
+    return value
 
 
 def verify_document(document: dict[str, Any]) -> tuple[bool, str | None, str]:

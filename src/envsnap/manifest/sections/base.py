@@ -6,9 +6,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Model(BaseModel):
-    """Strict base for manifest models: unknown keys are an error, not silently kept."""
+    """Strict base for manifest models: unknown keys are an error, not silently kept.
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    Validators are built on a class's first use, not at import: a capture builds only the
+    sections it fills, and `import envsnap.manifest.model` stays cheap.
+    """
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class Section(Model):
