@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from envsnap.capturing.collectors import git_cli as git
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.stream import Streamed, run_streamed
 from envsnap.manifest.hashing import sha256_file
@@ -49,13 +50,6 @@ def _git_call_limit(context: CaptureContext) -> float:
 
 def collect(context: CaptureContext) -> CodeSection:
     try:
-        import git
-    except ImportError as exc:  # GitPython refuses to import when no git binary is found
-        raise CollectorUnavailable(
-            f"git executable not found: {str(exc).splitlines()[0]}"
-        ) from None
-
-    try:
         repo = git.Repo(context.cwd, search_parent_directories=True)
     except git.GitCommandNotFound:
         raise CollectorUnavailable("git executable not found on PATH") from None
@@ -78,8 +72,6 @@ def collect(context: CaptureContext) -> CodeSection:
 
 def _raise_no_head(repo: Any, context: CaptureContext) -> None:
     """HEAD resolves to no readable commit: tell a fresh repository from a damaged one."""
-    import git
-
     try:
         target = _git(repo, context, "rev-parse", "-q", "--verify", "HEAD").strip()
     except git.GitCommandError as exc:
@@ -108,8 +100,6 @@ def _git(repo: Any, context: CaptureContext, *args: str, raw: bool = False) -> A
 
 
 def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
-    import git
-
     unknown: dict[str, str] = {}
     root = Path(repo.working_tree_dir or context.cwd)
     commit = repo.head.commit.hexsha

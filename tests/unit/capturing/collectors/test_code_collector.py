@@ -200,7 +200,7 @@ def test_corrupt_repository_is_an_error_not_a_crash(make_repo: MakeRepo, damage:
 
 @pytest.mark.slow
 def test_git_missing_from_path_is_skipped(make_repo: MakeRepo, no_git_env: dict[str, str]) -> None:
-    """GitPython reads PATH when it is imported, so this needs a fresh interpreter."""
+    """A fresh interpreter whose PATH holds no git binary."""
     import json
     import sys
 
