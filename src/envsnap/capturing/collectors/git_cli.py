@@ -124,11 +124,11 @@ class Branch:
 class Head:
     """HEAD of a work tree, read on first use."""
 
-    def __init__(self, git: Git) -> None:
+    def __init__(self, git: Git, sha: str | None = None, ref: str | None = None) -> None:
         self._git = git
-        self._sha: str | None = None
-        self._ref: str | None = None
-        self._ref_read = False
+        self._sha = sha
+        self._ref = ref
+        self._ref_read = sha is not None  # read together with the commit
 
     def is_valid(self) -> bool:
         """Whether HEAD names a commit whose object can be read."""
@@ -171,14 +171,22 @@ class Repo:
         start = Path(os.path.abspath(path))
         if not start.is_dir():
             raise NoSuchPathError(str(start))
-        done = _run(["git", "rev-parse", "--show-toplevel"], start)
-        if done.returncode != 0:
+        # One call for the top level, HEAD's commit and the branch HEAD points to ("HEAD"
+        # when detached). With no readable commit it fails after printing the top level.
+        argv = ["git", "rev-parse", "--show-toplevel", "HEAD^{commit}"]
+        done = _run([*argv, "--symbolic-full-name", "HEAD"], start)
+        lines = _text(done.stdout).splitlines()
+        if not lines:
             raise InvalidGitRepositoryError(_text(done.stderr).strip() or str(start))
-        root = _as_reached_from(start, Path(_text(done.stdout).rstrip("\n")))
+        root = _as_reached_from(start, Path(lines[0]))
         self.working_tree_dir: str | None = str(root)
         # Commands run at the top level, so the paths they print are relative to it.
         self.git = Git(root)
-        self.head = Head(self.git)
+        if done.returncode == 0 and len(lines) == 3:
+            ref = None if lines[2] == "HEAD" else lines[2]
+            self.head = Head(self.git, sha=lines[1], ref=ref)
+        else:
+            self.head = Head(self.git)
 
     @property
     def active_branch(self) -> Branch:
