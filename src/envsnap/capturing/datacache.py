@@ -64,15 +64,17 @@ class DigestCache:
         entries = document.get("entries")
         if document.get("format") != _FORMAT or not isinstance(entries, dict):
             return {}
-        return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, str)}
+        # JSON object keys are always strings; values are checked when they are used.
+        return entries
 
     def get(self, key: str) -> str | None:
         with self._lock:
             digest = self._old.get(key)
-            if digest is not None:
+            if isinstance(digest, str):
                 self._used[key] = digest
                 self.hits += 1
-            return digest
+                return digest
+            return None
 
     def put(self, key: str, digest: str) -> None:
         with self._lock:
