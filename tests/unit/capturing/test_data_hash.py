@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 import time
@@ -120,6 +121,50 @@ def test_cache_serves_unchanged_files_and_misses_on_change(tmp_path: Path) -> No
     item3 = hash_path(str(data), tmp_path, HashOptions(cache=third))
     assert third.hits == 2
     assert item3.files["c.txt"].digest == "sha256:" + hashlib.sha256(b"GAMMA\n").hexdigest()
+
+
+def test_cached_recapture_stats_each_file_once_and_reads_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _tree(tmp_path)
+    cache_file = tmp_path / "c.json"
+    first = DigestCache(cache_file)
+    item1 = hash_path(str(data), tmp_path, HashOptions(cache=first))
+    first.save()
+    calls: dict[str, list[str]] = {"stat": [], "open": []}
+    real_stat, real_open = os.stat, os.open
+
+    def counting_stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        calls["stat"].append(os.fsdecode(path))  # type: ignore[arg-type]
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counting_open(path: object, *args: object, **kwargs: object) -> int:
+        calls["open"].append(os.fsdecode(path))  # type: ignore[arg-type]
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    again = DigestCache(cache_file)
+    monkeypatch.setattr(os, "stat", counting_stat)
+    monkeypatch.setattr(os, "open", counting_open)
+    item2 = hash_path(str(data), tmp_path, HashOptions(cache=again))
+    monkeypatch.undo()
+    assert item2.root == item1.root and again.hits == 3
+    files = [p for p in calls["stat"] if os.path.isfile(p)]
+    assert sorted(files) == sorted(str(p) for p in data.rglob("*") if p.is_file())
+    assert [p for p in calls["open"] if p.startswith(str(data))] == []
+
+
+def test_cache_entries_of_the_wrong_type_are_misses(tmp_path: Path) -> None:
+    data = _tree(tmp_path)
+    cache_file = tmp_path / "c.json"
+    first = DigestCache(cache_file)
+    item1 = hash_path(str(data), tmp_path, HashOptions(cache=first))
+    first.save()
+    document = json.loads(cache_file.read_text())
+    document["entries"] = {key: 7 for key in document["entries"]}
+    cache_file.write_text(json.dumps(document))
+    again = DigestCache(cache_file)
+    item2 = hash_path(str(data), tmp_path, HashOptions(cache=again))
+    assert again.hits == 0 and item2.root == item1.root
 
 
 def test_recently_modified_files_are_not_cached(tmp_path: Path) -> None:
