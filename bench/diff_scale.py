@@ -3,10 +3,13 @@
 Each pair is the full fixture manifest (every section filled) with N synthetic packages; side B
 changes 10% of the versions, removes 1% and adds 1%, and carries the usual capture noise. The
 same pairs are translated to mlenv-cli's snapshot format (sections of string maps). Runs are
-interleaved (envsnap, mlenv, envsnap, ...) so machine load hits both alike; wall time includes
-interpreter start. Also times deepdiff's DeepDiff on the same documents, in-process.
+interleaved (envsnap, floor, mlenv, then the reverse order) so machine load hits all alike;
+wall time includes interpreter start. The floor is a bare interpreter parsing both JSON files,
+what any Python diff must at least do. CPU time and peak RSS come from each child's `wait4`
+usage; the ratio is envsnap CPU / mlenv CPU. Also times deepdiff's DeepDiff on the same
+documents, in-process, and envsnap's comparison alone (no start-up, no validation).
 
-Usage: python bench/diff_scale.py [--runs 5] [--sizes 1000,5000,20000]
+Usage: python bench/diff_scale.py [--runs 5] [--sizes 1000,5000,20000] [--mlenv PATH]
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import argparse
 import copy
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -94,76 +96,96 @@ def to_mlenv(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def wall(argv: list[str]) -> tuple[float, float]:
-    """(wall seconds, child CPU seconds): CPU time stays meaningful on a loaded machine."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+# The floor of any diff in Python: start the interpreter and parse both files.
+FLOOR = "import json, sys\nfor p in sys.argv[1:]:\n    json.load(open(p, 'rb'))"
+
+
+def run_once(argv: list[str]) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of one child: CPU stays meaningful on a loaded machine."""
     started = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, cpu
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def _median(runs: list[tuple[float, float, float]]) -> tuple[float, float, float]:
+    if not runs:
+        return (float("nan"),) * 3
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    return wall, cpu, max(r[2] for r in runs)
+
+
+def _write_pair(work: Path, size: int) -> tuple[dict[str, Path], Any]:
+    a, b = make_pair(size)
+    paths = {}
+    for side, doc in (("a", a), ("b", b)):
+        paths[side] = work / f"{size}-{side}.json"
+        paths[side].write_text(json.dumps(doc), encoding="utf-8")
+        paths["m" + side] = work / f"{size}-{side}.mlenv.json"
+        paths["m" + side].write_text(json.dumps(to_mlenv(doc)), encoding="utf-8")
+    return paths, (a, b)
+
+
+def _in_process(a: dict[str, Any], b: dict[str, Any]) -> tuple[float, float, int]:
+    """(envsnap's comparison alone, deepdiff on the same documents, findings), seconds."""
+    from envsnap.diff import diff_documents
+
+    started = time.perf_counter()
+    report = diff_documents(a, b)
+    t_inproc = time.perf_counter() - started
+    t_deep = float("nan")
+    try:
+        from deepdiff import DeepDiff
+
+        started = time.perf_counter()
+        DeepDiff(a, b, ignore_order=False)
+        t_deep = time.perf_counter() - started
+    except ImportError:
+        pass
+    return t_inproc, t_deep, len(report.findings)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default="1000,5000,20000")
+    parser.add_argument("--mlenv", default=shutil.which("mlenv"), help="mlenv executable")
+    parser.add_argument("--no-deepdiff", action="store_true", help="skip the deepdiff timing")
     args = parser.parse_args()
-    mlenv = shutil.which("mlenv")
     work = Path(tempfile.mkdtemp(prefix="envsnap-bench-"))
-    print(f"python {sys.version.split()[0]}; runs={args.runs}; mlenv={'yes' if mlenv else 'no'}")
+    print(f"python {sys.version.split()[0]}; runs={args.runs}; mlenv={args.mlenv or 'no'}")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(
-        f"{'packages':>8} {'envsnap wall/cpu s':>18} {'mlenv wall/cpu s':>16} {'ratio':>6}"
-        f" {'deepdiff s':>10} {'in-proc diff s':>14} {'findings':>8}"
+        f"{'packages':>8} {'envsnap wall/cpu s':>18} {'MiB':>5} {'floor wall/cpu s':>16}"
+        f" {'mlenv wall/cpu s':>16} {'cpu ratio':>9} {'deepdiff s':>10} {'in-proc s':>9}"
+        f" {'findings':>8}"
     )
     for size in (int(s) for s in args.sizes.split(",")):
-        a, b = make_pair(size)
-        paths = {}
-        for side, doc in (("a", a), ("b", b)):
-            paths[side] = work / f"{size}-{side}.json"
-            paths[side].write_text(json.dumps(doc), encoding="utf-8")
-            paths["m" + side] = work / f"{size}-{side}.mlenv.json"
-            paths["m" + side].write_text(json.dumps(to_mlenv(doc)), encoding="utf-8")
-        ours = [
-            sys.executable,
-            "-m",
-            "envsnap",
-            "diff",
-            str(paths["a"]),
-            str(paths["b"]),
-            "-f",
-            "json",
-        ]
-        theirs = [mlenv, "diff", str(paths["ma"]), str(paths["mb"]), "--json"] if mlenv else None
-        wall(ours)  # warm the file cache
-        t_ours, t_theirs = [], []
-        for _ in range(args.runs):
-            t_ours.append(wall(ours))
-            if theirs:
-                t_theirs.append(wall(theirs))
-        from envsnap.diff import diff_documents
-
-        started = time.perf_counter()
-        report = diff_documents(a, b)
-        t_inproc = time.perf_counter() - started
-        t_deep = float("nan")
-        try:
-            from deepdiff import DeepDiff
-
-            started = time.perf_counter()
-            DeepDiff(a, b, ignore_order=False)
-            t_deep = time.perf_counter() - started
-        except ImportError:
-            pass
-        nan = (float("nan"), float("nan"))
-        w_ours, c_ours = (statistics.median(x) for x in zip(*t_ours, strict=True))
-        w_theirs, c_theirs = (statistics.median(x) for x in zip(*(t_theirs or [nan]), strict=True))
+        paths, (a, b) = _write_pair(work, size)
+        pair = [str(paths["a"]), str(paths["b"])]
+        tools = {
+            "envsnap": [sys.executable, "-m", "envsnap", "diff", *pair, "-f", "json"],
+            "floor": [sys.executable, "-c", FLOOR, *pair],
+        }
+        if args.mlenv:
+            tools["mlenv"] = [args.mlenv, "diff", str(paths["ma"]), str(paths["mb"]), "--json"]
+        for argv in tools.values():
+            run_once(argv)  # warm the file cache
+        times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in tools}
+        for round_index in range(args.runs):  # interleaved, alternating the order
+            names = list(tools) if round_index % 2 == 0 else list(tools)[::-1]
+            for name in names:
+                times[name].append(run_once(tools[name]))
+        ours, floor, theirs = (_median(times.get(k, [])) for k in ("envsnap", "floor", "mlenv"))
+        t_inproc, t_deep, findings = (
+            _in_process(a, b) if not args.no_deepdiff else (float("nan"), float("nan"), 0)
+        )
         print(
-            f"{size:>8} {w_ours:>9.3f}/{c_ours:<8.3f} {w_theirs:>8.3f}/{c_theirs:<7.3f}"
-            f" {c_ours / c_theirs:>6.2f} {t_deep:>10.3f} {t_inproc:>14.3f}"
-            f" {len(report.findings):>8}"
+            f"{size:>8} {ours[0]:>9.3f}/{ours[1]:<8.3f} {ours[2]:>5.0f} {floor[0]:>7.3f}/"
+            f"{floor[1]:<8.3f} {theirs[0]:>7.3f}/{theirs[1]:<8.3f} {ours[1] / theirs[1]:>9.2f}"
+            f" {t_deep:>10.3f} {t_inproc:>9.3f} {findings:>8}"
         )
     shutil.rmtree(work, ignore_errors=True)
 
