@@ -183,3 +183,28 @@ def test_bare_command_and_version(run_cli: RunCli) -> None:
     from envsnap import __version__
 
     assert version.code == 0 and version.out.strip() == f"envsnap {__version__}"
+
+
+@pytest.mark.parametrize("argv", [["capture", "--only", "python"], ["diff", "missing.json"]])
+def test_main_leaves_the_cycle_collector_as_it_found_it(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """capture and diff pause Python's cycle collector while they run; a process that calls
+    main() (a test, a tool) must get it back running, whether the command worked or failed."""
+    import gc
+
+    from envsnap.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    seen: list[bool] = []
+    monkeypatch.setattr("envsnap.cli.cli.main", lambda **_: seen.append(gc.isenabled()) or 0)
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert not gc.isenabled()  # a caller that had paused it keeps it paused
+    finally:
+        gc.enable()
