@@ -6,16 +6,17 @@ input. Every error is one line on stderr; `--debug` shows the traceback instead.
 
 from __future__ import annotations
 
-import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 
 import click
 
 from envsnap._version import __version__
 from envsnap.errors import EnvsnapError
+from envsnap.gc_pause import paused_gc
 
 # envsnap's models use no pydantic plugins, and looking for them reads the entry points of every
 # installed distribution (about 50 ms of CPU per capture with 170 distributions). The CLI
@@ -46,16 +47,19 @@ COMMAND_MODULES: dict[str, str] = {
 }
 
 
-# Commands that allocate a lot and live briefly. Python's cycle collector keeps rescanning the
-# objects that importing pydantic and building models creates, and those that parsing a large
-# manifest creates, while reference counting already frees everything these commands drop:
-# pausing it saved 8% of a capture's CPU time and 19% of a 5,000-package diff's (medians of
-# interleaved runs; docs/benchmarks.md).
+# Commands that allocate a lot and live briefly: they run with cyclic garbage collection paused
+# (see envsnap.gc_pause), which saved 8% of a capture's CPU time and 19% of a 5,000-package
+# diff's (medians of interleaved runs; docs/project/benchmarks.md).
 BRIEF_COMMANDS = frozenset({"capture", "diff"})
 
 
 def _command_name(args: Sequence[str]) -> str | None:
     return next((arg for arg in args if not arg.startswith("-")), None)
+
+
+def _invoke(args: list[str]) -> object:
+    with paused_gc() if _command_name(args) in BRIEF_COMMANDS else nullcontext():
+        return cli.main(args=args, prog_name="envsnap", standalone_mode=False)
 
 
 class LazyGroup(click.Group):
@@ -96,11 +100,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point. Never lets a traceback reach the user unless --debug is given."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    paused = _command_name(args) in BRIEF_COMMANDS and gc.isenabled()
-    if paused:
-        gc.disable()
     try:
-        result = cli.main(args=args, prog_name="envsnap", standalone_mode=False)
+        result = _invoke(args)
         code = result if isinstance(result, int) else 0
     except click.exceptions.Exit as exc:
         code = exc.exit_code
@@ -139,9 +140,6 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise
         _say_error(_unexpected(exc))
         code = 2
-    finally:
-        if paused:  # main() also runs inside other processes (tests, tools): leave it as found
-            gc.enable()
     try:
         sys.stdout.flush()
     except BrokenPipeError:
