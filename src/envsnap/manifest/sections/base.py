@@ -9,7 +9,9 @@ class Model(BaseModel):
     """Strict base for manifest models: unknown keys are an error, not silently kept.
 
     Validators are built on a class's first use, not at import: a capture builds only the
-    sections it fills, and `import envsnap.manifest.model` stays cheap.
+    sections it fills, and `import envsnap.manifest.model` stays cheap. Collectors build their
+    sections in parallel threads; no two collectors build the same class, and pydantic itself
+    serialises concurrent first builds (a lock in `model_rebuild`, pydantic/pydantic#13438).
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
