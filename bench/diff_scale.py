@@ -117,15 +117,19 @@ def _median(runs: list[tuple[float, float, float]]) -> tuple[float, float, float
     return wall, cpu, max(r[2] for r in runs)
 
 
-def _write_pair(work: Path, size: int) -> tuple[dict[str, Path], Any]:
-    a, b = make_pair(size)
-    paths = {}
-    for side, doc in (("a", a), ("b", b)):
-        paths[side] = work / f"{size}-{side}.json"
+def _paths(work: Path, size: int) -> dict[str, Path]:
+    return {
+        key: work / f"{size}-{side}{'.mlenv' if key.startswith('m') else ''}.json"
+        for key, side in (("a", "a"), ("b", "b"), ("ma", "a"), ("mb", "b"))
+    }
+
+
+def write_pair(work: Path, size: int) -> None:
+    """Write the pair (envsnap and mlenv formats); run in a child process, see main()."""
+    paths = _paths(work, size)
+    for side, doc in zip(("a", "b"), make_pair(size), strict=True):
         paths[side].write_text(json.dumps(doc), encoding="utf-8")
-        paths["m" + side] = work / f"{size}-{side}.mlenv.json"
         paths["m" + side].write_text(json.dumps(to_mlenv(doc)), encoding="utf-8")
-    return paths, (a, b)
 
 
 def _in_process(a: dict[str, Any], b: dict[str, Any]) -> tuple[float, float, int]:
@@ -147,7 +151,32 @@ def _in_process(a: dict[str, Any], b: dict[str, Any]) -> tuple[float, float, int
     return t_inproc, t_deep, len(report.findings)
 
 
+Timing = tuple[float, float, float]
+
+
+def _measure(paths: dict[str, Path], runs: int, mlenv: str | None) -> tuple[Timing, ...]:
+    """Medians for envsnap, the floor and mlenv on one pair, interleaved, order alternating."""
+    pair = [str(paths["a"]), str(paths["b"])]
+    tools = {
+        "envsnap": [sys.executable, "-m", "envsnap", "diff", *pair, "-f", "json"],
+        "floor": [sys.executable, "-c", FLOOR, *pair],
+    }
+    if mlenv:
+        tools["mlenv"] = [mlenv, "diff", str(paths["ma"]), str(paths["mb"]), "--json"]
+    for argv in tools.values():
+        run_once(argv)  # warm the file cache
+    times: dict[str, list[Timing]] = {name: [] for name in tools}
+    for round_index in range(runs):
+        names = list(tools) if round_index % 2 == 0 else list(tools)[::-1]
+        for name in names:
+            times[name].append(run_once(tools[name]))
+    return tuple(_median(times.get(k, [])) for k in ("envsnap", "floor", "mlenv"))
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--write-pair"]:
+        write_pair(Path(sys.argv[3]), int(sys.argv[2]))
+        return
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default="1000,5000,20000")
@@ -162,23 +191,16 @@ def main() -> None:
         f" {'mlenv wall/cpu s':>16} {'cpu ratio':>9} {'deepdiff s':>10} {'in-proc s':>9}"
         f" {'findings':>8}"
     )
-    for size in (int(s) for s in args.sizes.split(",")):
-        paths, (a, b) = _write_pair(work, size)
-        pair = [str(paths["a"]), str(paths["b"])]
-        tools = {
-            "envsnap": [sys.executable, "-m", "envsnap", "diff", *pair, "-f", "json"],
-            "floor": [sys.executable, "-c", FLOOR, *pair],
-        }
-        if args.mlenv:
-            tools["mlenv"] = [args.mlenv, "diff", str(paths["ma"]), str(paths["mb"]), "--json"]
-        for argv in tools.values():
-            run_once(argv)  # warm the file cache
-        times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in tools}
-        for round_index in range(args.runs):  # interleaved, alternating the order
-            names = list(tools) if round_index % 2 == 0 else list(tools)[::-1]
-            for name in names:
-                times[name].append(run_once(tools[name]))
-        ours, floor, theirs = (_median(times.get(k, [])) for k in ("envsnap", "floor", "mlenv"))
+    sizes = [int(s) for s in args.sizes.split(",")]
+    # The pairs are built in a child process and the in-process timings come last: a large
+    # parent would otherwise show up in the children's peak RSS (it is counted from the fork).
+    for size in sizes:
+        subprocess.run([sys.executable, __file__, "--write-pair", str(size), str(work)], check=True)
+    measured = {size: _measure(_paths(work, size), args.runs, args.mlenv) for size in sizes}
+    for size in sizes:
+        ours, floor, theirs = measured[size]
+        paths = _paths(work, size)
+        a, b = (json.loads(paths[side].read_text(encoding="utf-8")) for side in ("a", "b"))
         t_inproc, t_deep, findings = (
             _in_process(a, b) if not args.no_deepdiff else (float("nan"), float("nan"), 0)
         )
