@@ -6,6 +6,7 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
 import tempfile
 from pathlib import Path
 
@@ -28,6 +29,11 @@ def write_atomic(
     temporary file is left behind.
     """
     target = Path(path)
+    if _is_special(target):
+        if exclusive:
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
+        _write_special(target, data)
+        return target
     directory = target.parent
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -44,6 +50,32 @@ def write_atomic(
         finally:
             os.close(dir_fd)
     return target
+
+
+def _is_special(target: Path) -> bool:
+    """True when the target exists and is neither a regular file nor a directory.
+
+    `-o /dev/null` or `-o /dev/stdout` must write into that device or pipe: renaming a temp file
+    over it would replace a system-wide device node with a regular file.
+    """
+    try:
+        mode = os.stat(target).st_mode  # follows links: /dev/stdout -> /proc/self/fd/1
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_special(target: Path, data: bytes) -> None:
+    """Write straight into a device, pipe or socket; atomicity has no meaning there."""
+    # O_NONBLOCK on open only: a named pipe with no reader fails at once (ENXIO), not hangs.
+    fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def _temp_name(directory: Path, target: Path) -> Path:
