@@ -11,8 +11,10 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,19 +176,29 @@ def launch(
     timeout_s: float,
     capture: bool,
 ) -> RunOutcome:
-    """Run argv (never through a shell) under the plan; kill its process group at the timeout."""
+    """Run argv (never through a shell) under the plan, in a process group of its own.
+
+    At the timeout, or when envsnap is interrupted (SIGINT, SIGTERM), the whole group is
+    stopped: a launcher's workers (torchrun, multiprocessing) die with the command.
+    """
     started = time.monotonic()
     out = open(run_dir / "stdout.txt", "wb") if capture else None  # noqa: SIM115
     err = open(run_dir / "stderr.txt", "wb") if capture else None  # noqa: SIM115
     try:
+        # A session of its own, so a terminal's Ctrl-C reaches envsnap, which stops the whole
+        # group; otherwise only the processes in the terminal's foreground group would get it.
         process = subprocess.Popen(
-            list(argv), env=plan.env, stdout=out, stderr=err, start_new_session=capture
+            list(argv), env=plan.env, stdout=out, stderr=err, start_new_session=True
         )
-        try:
-            code: int | None = process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill(process, group=capture)
-            code = None
+        with _terminate_as_interrupt():
+            try:
+                code: int | None = process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                _stop_group(process, grace_s=0)
+                code = None
+            except BaseException:
+                _stop_group(process, grace_s=INTERRUPT_GRACE_S)
+                raise
     finally:
         for handle in (out, err):
             if handle is not None:
@@ -194,15 +206,46 @@ def launch(
     return RunOutcome(code, time.monotonic() - started, run_dir)
 
 
-def _kill(process: subprocess.Popen[bytes], *, group: bool) -> None:
+INTERRUPT_GRACE_S = 5.0
+
+
+def _stop_group(process: subprocess.Popen[bytes], *, grace_s: float) -> None:
+    """Interrupt the command's group, give it `grace_s` to exit, then kill what is left."""
+    if grace_s > 0:
+        _signal_group(process, signal.SIGINT)
+        # A second Ctrl-C during the grace kills at once.
+        with suppress(subprocess.TimeoutExpired, KeyboardInterrupt):
+            process.wait(timeout=grace_s)
+    # The group outlives its leader while any member (a torchrun worker) is alive.
+    _signal_group(process, signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
     try:
-        if group:
-            os.killpg(process.pid, signal.SIGKILL)
+        if os.name == "posix":
+            os.killpg(process.pid, signum)
         else:
-            process.kill()
+            process.send_signal(signum)
     except (ProcessLookupError, PermissionError):
         pass
-    process.wait(timeout=30)
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While waiting, SIGTERM (a scheduler's stop) unwinds like Ctrl-C, so the group is stopped."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def hook_events(run_dir: Path) -> list[dict[str, Any]]:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from envsnap.experiment.conditions import conditions_of
-from envsnap.experiment.launch import prepare
+from envsnap.experiment.launch import launch, prepare
 
 
 def _recorded() -> dict[str, Any]:
@@ -70,3 +77,95 @@ def test_a_finding_whose_setting_is_applied_is_not_called_not_applicable() -> No
     lines = not_applicable(diff_documents(a, b).findings)
     assert not any("seed" in line for line in lines), lines
     assert any("A40" in line or "GPU" in line for line in lines), lines
+
+
+# A parent that starts a sleeping child (as torchrun starts its workers), writes the child's
+# pid, then sleeps itself.
+PARENT = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(child.pid))
+import os; os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(300)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether pid runs (a zombie awaiting its reaper counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+def _wait_for_pid(path: Path, seconds: float = 30) -> int:
+    deadline = time.monotonic() + seconds
+    while not path.is_file():
+        assert time.monotonic() < deadline, "the parent never started its child"
+        time.sleep(0.05)
+    return int(path.read_text())
+
+
+def _kill_leftover(pid: int) -> None:
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+@pytest.mark.parametrize("capture", [False, True])
+def test_a_timeout_kills_the_commands_children_too(tmp_path: Path, capture: bool) -> None:
+    run_dir = tmp_path / "run"
+    plan = prepare(conditions_of({}), run_dir, packages=None, base_env=dict(os.environ))
+    pid_file = tmp_path / "child.pid"
+    argv = [sys.executable, "-c", PARENT, str(pid_file)]
+    outcome = launch(argv, plan, run_dir, timeout_s=3, capture=capture)
+    child = _wait_for_pid(pid_file)
+    try:
+        assert outcome.timed_out
+        assert _gone_within(child, 10), "the command's child survived the timeout"
+    finally:
+        _kill_leftover(child)
+
+
+DRIVER = """
+import os, sys
+from pathlib import Path
+from envsnap.experiment.conditions import conditions_of
+from envsnap.experiment.launch import launch, prepare
+run_dir = Path(sys.argv[1])
+plan = prepare(conditions_of({}), run_dir, packages=None, base_env=dict(os.environ))
+launch([sys.executable, "-c", sys.argv[2], sys.argv[3]], plan, run_dir, timeout_s=300,
+       capture=False)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_launch_kills_the_whole_process_group(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    driver = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, str(tmp_path / "run"), PARENT, str(pid_file)]
+    )
+    try:
+        child = _wait_for_pid(pid_file)
+        driver.send_signal(signum)
+        assert driver.wait(timeout=30) != 0
+        assert _gone_within(child, 10), "the command's child survived the interrupt"
+    finally:
+        driver.kill()
+        driver.wait()
+        if pid_file.is_file():
+            _kill_leftover(int(pid_file.read_text()))
