@@ -136,11 +136,10 @@ def _not_applicable_here(document: dict[str, Any]) -> list[str]:
     """Differences between B and this environment that cannot be applied, most severe first."""
     from envsnap.capturing.config import discover_config
     from envsnap.capturing.run import capture_process
-    from envsnap.diff.rank import diff_documents
-    from envsnap.experiment.findings import not_applicable
+    from envsnap.experiment.findings import not_applicable_here
 
     here = capture_process(config=discover_config(Path.cwd())).to_document()
-    return not_applicable(diff_documents(document, here).findings)
+    return not_applicable_here(document, here)
 
 
 def _say_plan(source: str, plan: Plan, not_here: list[str]) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from envsnap.diff.changes import dotted
 from envsnap.diff.report import Severity
+from envsnap.diff.sides import where
 from envsnap.diff.versions import crosses, within
 
 Doc = dict[str, Any]
@@ -242,13 +243,13 @@ def determinism_mismatch(a: Doc, b: Doc) -> Iterator[Hit]:
             severity=("info", "info", "info"),
         )
     elif (da is None) != (db is None):
-        missing = "A" if da is None else "B"
+        missing = where("a" if da is None else "b", "in")
         yield Hit(
             rule,
             "torch.deterministic",
             da,
             db,
-            title=f"determinism settings not captured in {missing}: bitwise comparison uninformative",
+            title=f"determinism settings not captured {missing}: bitwise comparison uninformative",
         )
     elif da != db:
         yield Hit(

@@ -23,6 +23,7 @@ from envsnap.diff.report import (
     severity_counts,
 )
 from envsnap.diff.rules import Rule
+from envsnap.diff.sides import DIFF_SIDES, Sides, name_sides
 
 
 def severity_of(rule: Rule, hit: Hit, target: Target) -> Severity:
@@ -37,8 +38,10 @@ def make_finding(
     *,
     category: Category | None = None,
     title: str | None = None,
+    sides: Sides = DIFF_SIDES,
 ) -> Finding:
-    """The finding of one hit, unranked (rank 0); `title` and `category` override the rule's."""
+    """The finding of one hit, unranked (rank 0); `title` and `category` override the rule's;
+    the title names the two sides as `sides` does."""
     return Finding(
         rank=0,
         rule=rule.id,
@@ -47,7 +50,7 @@ def make_finding(
         path=hit.path,
         a=hit.a,
         b=hit.b,
-        title=title or hit.title or rule.title,
+        title=name_sides(title or hit.title or rule.title, sides),
         why=rule.why,
         fix=rule.fix,
         refs=list(rule.refs),

@@ -9,6 +9,7 @@ from typing import Any
 from envsnap.diff.derived import Hit, get, version_of
 from envsnap.diff.device import devices, effective_tf32, gpu_in_use, job_device, recorded_tf32
 from envsnap.diff.report import Severity
+from envsnap.diff.sides import where
 from envsnap.diff.versions import local_tag
 
 Doc = dict[str, Any]
@@ -148,7 +149,8 @@ def device_change(a: Doc, b: Doc) -> Iterator[Hit]:
             "precision.device",
             device_a,
             device_b,
-            title=f"the job ran on {device_a.upper()} in A and on {device_b.upper()} in B",
+            title=f"the job ran on {device_a.upper()} {where('a', 'in')} and on "
+            f"{device_b.upper()} {where('b', 'in')}",
         )
 
 
@@ -175,7 +177,7 @@ def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
                 path,
                 ea,
                 eb,
-                title=f"fp32 {noun} run as TF32 on {'A' if ea == 'yes' else 'B'} only"
+                title=f"fp32 {noun} run as TF32 {where('a' if ea == 'yes' else 'b', 'on')} only"
                 f"{_tf32_reason(a, b)}",
                 # Inferred from torch's defaults, TF32 is possible but not shown to run.
                 active=recorded,

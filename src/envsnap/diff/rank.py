@@ -44,6 +44,7 @@ from envsnap.diff.report import (
     Target,
 )
 from envsnap.diff.rules import Rule, RuleIndex, aspects
+from envsnap.diff.sides import DIFF_SIDES, Sides, where
 from envsnap.diff.versions import STEP_SIZE
 
 INDEX = RuleIndex(CATALOG)
@@ -86,7 +87,7 @@ def _uncaptured_hit(change: Change) -> Hit:
                 worst = rule.severity[index]
         worst = _cap(worst)
         severity.append(worst if target == "bitwise" else _step_down(worst))
-    missing = (change.side or "b").upper()
+    missing = where("a" if change.side == "a" else "b", "in")
     why = f" ({change.reason})" if change.reason else ""
     a, b = change.a, change.b
     if len(change.path) == 1:  # a whole section: say which side has it, not its content
@@ -96,7 +97,7 @@ def _uncaptured_hit(change: Change) -> Hit:
         change.dotted,
         a,
         b,
-        title=f"cannot compare {change.dotted}: not captured in {missing}{why}",
+        title=f"cannot compare {change.dotted}: not captured {missing}{why}",
         severity=(severity[0], severity[1], severity[2]),
     )
 
@@ -194,7 +195,7 @@ def _verdict(findings: Sequence[Finding], target: Target) -> str:
     return f"no difference expected to change results ({target}); minor: {top.title}"
 
 
-def _finding(group: Group, target: Target) -> tuple[Standing, Finding]:
+def _finding(group: Group, target: Target, sides: Sides) -> tuple[Standing, Finding]:
     lead = lead_hit(group, target)
     rule = RULES_BY_ID[lead.rule]
     first = primary_hit(group, lead)
@@ -212,7 +213,9 @@ def _finding(group: Group, target: Target) -> tuple[Standing, Finding]:
         rule=rule.id,
         path=first.path,
     )
-    finding = make_finding(rule, first, target, category=category, title=title).model_copy(
+    finding = make_finding(
+        rule, first, target, category=category, title=title, sides=sides
+    ).model_copy(
         update={
             "severity": severity,  # the most severe of the cause's hits
             "evidence": [Evidence(path=path, a=a, b=b) for path, a, b in proof],
@@ -229,11 +232,12 @@ def build_report(
     ignore: Sequence[str] = (),
     label_a: str | None = None,
     label_b: str | None = None,
+    sides: Sides = DIFF_SIDES,
 ) -> Report:
     """Group hits into findings (one per cause) and rank them on evidence."""
     patterns = [_glob(p) for p in ignore]
     kept = [hit for hit in hits if not (patterns and is_ignored(hit.rule, hit.path, patterns))]
-    rows = [_finding(group, target) for group in group_hits(kept)]
+    rows = [_finding(group, target, sides) for group in group_hits(kept)]
     rows.sort(key=lambda row: row[0].key())
     return make_report(
         "diff",
@@ -253,9 +257,13 @@ def diff_documents(
     ignore: Sequence[str] = (),
     label_a: str | None = None,
     label_b: str | None = None,
+    sides: Sides = DIFF_SIDES,
 ) -> Report:
-    """Compare two manifest documents (their JSON form) and rank every difference."""
+    """Compare two manifest documents (their JSON form) and rank every difference; titles
+    name the sides as `sides` does (A and B by default)."""
     derived = derived_hits(doc_a, doc_b)
     hits = without_covered(hits_for(compute_changes(doc_a, doc_b), target), derived)
     hits = apply_gates([*hits, *derived], doc_a, doc_b)
-    return build_report(hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b)
+    return build_report(
+        hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b, sides=sides
+    )

@@ -27,8 +27,10 @@ SEED_PURPOSES = ("python", "numpy", "torch", "cuda")
 _REDACTOR = Redactor()
 _TOKEN = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|([^.\[]+)')
 
-# Top-level sections (or torch fields) that cannot be applied, and why.
+# Manifest paths (a section, or a field where it differs from its section) that cannot be
+# applied, and why; the longest that a path starts with answers.
 NOT_APPLICABLE: dict[str, str] = {
+    "precision.device": "the device the recorded run's model and math ran on: needs that hardware",
     "gpu": "another GPU or driver: needs that hardware",
     "cuda_stack": "another CUDA stack or driver: needs that installation",
     "system": "another machine (OS, CPU, memory)",
@@ -43,6 +45,7 @@ NOT_APPLICABLE: dict[str, str] = {
     "seeds": "set or observed by the job's own code; the declared seed is applied instead",
     "packages": "not a package version",
 }
+_NOT_APPLICABLE_BY_PARTS = {tuple(key.split(".")): why for key, why in NOT_APPLICABLE.items()}
 TORCH_FIELDS = (*TORCH_FLAGS, *DETERMINISM_FLAGS)
 # Variables a launcher sets to lay out its processes: imposed on a single job, WORLD_SIZE=8
 # makes torch.distributed wait for eight ranks.
@@ -143,8 +146,12 @@ def keys_for_path(path: str) -> list[str]:
 
 
 def why_not_applicable(path: str) -> str:
-    head = split_path(path)[:1]
-    return NOT_APPLICABLE.get(head[0], "run metadata") if head else "run metadata"
+    parts = split_path(path)
+    for length in range(len(parts), 0, -1):
+        why = _NOT_APPLICABLE_BY_PARTS.get(parts[:length])
+        if why is not None:
+            return why
+    return "run metadata"
 
 
 def conditions_of(document: dict[str, Any]) -> Conditions:

@@ -39,6 +39,16 @@ def ranked_paths(doc_a: dict[str, Any], doc_b: dict[str, Any]) -> Iterator[Ranke
             yield RankedPath(finding.rank, path, finding.title)
 
 
+def not_applicable_here(recorded: dict[str, Any], here: dict[str, Any]) -> list[str]:
+    """The differences between a recorded run and this machine that cannot be applied, each
+    worded with those two sides (never "A" and "B")."""
+    from envsnap.diff.rank import diff_documents
+    from envsnap.diff.sides import Sides
+
+    sides = Sides("in the recorded run", "on this machine", phrases=True)
+    return not_applicable(diff_documents(recorded, here, sides=sides).findings)
+
+
 def not_applicable(findings: Iterable[Any]) -> list[str]:
     """The findings none of whose evidence can be applied here, in rank order, each with why.
 
