@@ -229,3 +229,39 @@ def test_archive_hashes_are_read_from_direct_url_json(tmp_path: Path) -> None:
     assert _source(metadata.PathDistribution(dist_info), Redactor())["hashes"] == {
         "sha256": "ef" * 32
     }
+
+
+def _manifest_with_entries(tmp_path: Path, *packages: Package) -> Path:
+    """A hand-edited manifest: each package under its own key, however its name normalizes."""
+    manifest = load(FULL)
+    assert manifest.packages is not None
+    installed = {f"entry{index}": package for index, package in enumerate(packages)}
+    section = manifest.packages.model_copy(update={"installed": installed})
+    return _write(manifest.model_copy(update={"packages": section}), tmp_path / "edited.json")
+
+
+def test_export_refuses_two_different_pins_of_one_distribution(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    path = _manifest_with_entries(
+        tmp_path, _package("Foo_Bar", "1.0"), _package("rich", "13.7.1"), _package("foo.bar", "2.0")
+    )
+    for kind in ("requirements", "conda"):
+        result = run_cli("export", kind, str(path))
+        assert result.code == 2, (kind, result.out)
+        assert result.out == ""
+        assert result.err.count("\n") == 1, result.err
+        assert "foo-bar" in result.err and "1.0" in result.err and "2.0" in result.err
+        assert "Traceback" not in result.err
+
+
+def test_export_pins_a_repeated_identical_entry_once(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    path = _manifest_with_entries(tmp_path, _package("Foo_Bar", "1.0"), _package("foo-bar", "1.0"))
+    result = run_cli("export", "requirements", str(path))
+    assert result.code == 0, result.err
+    pins = [line for line in result.out.splitlines() if line and not line.startswith(("#", "--"))]
+    assert [Requirement(line).name.lower().replace("_", "-") for line in pins] == ["foo-bar"]
+    conda = yaml.safe_load(run_cli("export", "conda", str(path)).out)
+    assert len(conda["dependencies"][-1]["pip"]) == 1

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from envsnap.interop.export.requirements import (
+    distinct_packages,
     header_lines,
     requirement_line,
     torch_index,
@@ -66,7 +67,7 @@ def to_environment_yml(manifest: Manifest) -> str:
     )
     if not channels:
         comments.append("# channels were not recorded; conda uses the ones you configured")
-    packages = list(manifest.packages.installed.values()) if manifest.packages else []
+    packages = distinct_packages(manifest.packages.installed.values()) if manifest.packages else []
     pip_lines, pip_comments = _pip_lines(packages, {name.lower() for name in conda})
     comments += pip_comments
     index = torch_index(packages)

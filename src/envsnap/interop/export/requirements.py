@@ -8,13 +8,20 @@ URL was not recorded. An archive installed from a URL keeps its hash in the URL 
 (https://pip.pypa.io/en/stable/topics/secure-installs/#hash-checking-mode).
 
 Every value comes from a file that may have been edited, so a name, version or URL that is not
-well-formed goes into a comment, escaped, and never becomes a line pip would act on.
+well-formed goes into a comment, escaped, and never becomes a line pip would act on. An edited
+file can also record one distribution twice (names equal once normalized, PEP 503): the same
+pin twice is written once; two different ones cannot both be installed, and pip rejects such a
+file, so the export refuses it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+from packaging.utils import canonicalize_name
+
+from envsnap.errors import ManifestError
 from envsnap.manifest.model import Manifest
 from envsnap.manifest.sections.packages import Package
 from envsnap.render.escape import terminal_text
@@ -78,6 +85,26 @@ def requirement_line(package: Package, checkout: str | None = None) -> str:
     return f"{package.name}=={package.version}{note}"
 
 
+def distinct_packages(packages: Iterable[Package]) -> list[Package]:
+    """Each recorded distribution once, in the manifest's order.
+
+    Raises ManifestError when two entries of one normalized name would be pinned differently."""
+    kept: dict[str, tuple[Package, str]] = {}
+    for package in packages:
+        name = canonicalize_name(package.name)
+        line = requirement_line(package.model_copy(update={"name": name}))
+        if name not in kept:
+            kept[name] = (package, line)
+        elif kept[name][1] != line:
+            first = terminal_text(f"{kept[name][0].name}=={kept[name][0].version or '?'}")
+            second = terminal_text(f"{package.name}=={package.version or '?'}")
+            raise ManifestError(
+                f"packages.installed records {terminal_text(name)} twice ({first} and {second}): "
+                "one environment holds one of them; remove the other entry"
+            )
+    return [package for package, _ in kept.values()]
+
+
 def _checkout(manifest: Manifest, package: Package) -> str | None:
     """'the captured repository at commit X' when an editable install is that repository."""
     code = manifest.code
@@ -117,7 +144,7 @@ def to_requirements(manifest: Manifest) -> str:
     lines = header_lines(manifest, "pip install -r FILE, in a fresh virtual environment")
     if manifest.packages is None:
         return "\n".join([*lines, "# the manifest records no packages section"]) + "\n"
-    packages = list(manifest.packages.installed.values())
+    packages = distinct_packages(manifest.packages.installed.values())
     index = torch_index(packages)
     if index is not None:
         lines.append(f"--extra-index-url {index}")
