@@ -5,11 +5,13 @@ own) with a virtual environment of its own; pip is kept offline and installs onl
 the test environment already holds the dependencies. The tour's commands run one by one in an
 empty directory; their output is compared with the README's after normalising what changes
 from run to run (timestamps, digests, the version, how many sections this host cannot fill,
-table column widths).
+table column widths). The tour's captures skip the GPU and CUDA-library collectors, so the
+comparison holds on a host with or without a GPU, and with a CPU or a CUDA build of torch.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -23,6 +25,8 @@ import pytest
 from envsnap._version import __version__
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Collectors whose output differs from host to host in ways the tour's diff and check show.
+HOST_HARDWARE = ("gpu", "cuda_stack")
 README = REPO_ROOT / "README.md"
 FENCE = re.compile(r"^(`{3,})(\w*)\n(.*?)^\1\n", re.MULTILINE | re.DOTALL)
 
@@ -84,6 +88,15 @@ def test_the_tour_prints_what_the_readme_shows(tmp_path: Path) -> None:
             done = _bash(command, work, env)
             assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
             assert normalise(done.stdout) == normalise(expected), command
+    # What the tour prints must not depend on this host's GPUs, driver or CUDA libraries (or on
+    # whether its torch is a CPU or a CUDA build): its captures leave those collectors out.
+    manifests = sorted(work.glob("*.json"))
+    assert manifests, "the tour captured nothing"
+    for path in manifests:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for name in HOST_HARDWARE:
+            assert document.get(name) is None, f"{path.name} records this host's {name}"
+            assert name not in document["collectors"], f"{path.name} ran the {name} collector"
 
 
 def _copy_of_the_repository(target: Path) -> Path:
