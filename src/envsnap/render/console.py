@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from io import StringIO
 from typing import Any
@@ -24,4 +25,10 @@ def render_to_text(*renderables: Any, color: bool | None = None, width: int = 11
     )
     for renderable in renderables:
         console.print(renderable)
-    return buffer.getvalue()
+    # rich pads wrapped and indented text to the full width; the padding is invisible on a
+    # terminal but sticks to every line pasted into an issue or a file.
+    return _TRAILING_SPACES.sub(r"\1", buffer.getvalue())
+
+
+# Spaces at the end of a line, before any colour codes that close it.
+_TRAILING_SPACES = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)

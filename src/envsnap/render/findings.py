@@ -7,6 +7,7 @@ always carries every finding with its evidence and rank reason.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 
@@ -78,20 +79,20 @@ def render_table(
         table.add_column("#", justify="right", no_wrap=True)
         table.add_column("severity", no_wrap=True)
         table.add_column("finding", overflow="fold", ratio=3)
-        table.add_column("rule / evidence", overflow="fold", ratio=2, style="dim")
+        rule_width = _rule_column_width(findings, width)
+        table.add_column("rule / evidence", overflow="fold", width=rule_width, style="dim")
         previous = None
         for finding in findings:
             if previous is not None and finding.severity != previous:
                 table.add_section()
             previous = finding.severity
-            extra = len(finding.evidence) - 1
-            where = finding.rule + (f" · {finding.path}" + (f" (+{extra})" if extra > 0 else ""))
+            where = _rule_and_evidence(finding, rule_width)
             title = terminal_text(finding.title) + (f"\n[{finding.rank_reason}]" if explain else "")
             table.add_row(
                 str(finding.rank),
                 Text(finding.severity, style=SEVERITY_STYLE[finding.severity]),
                 Text(title),
-                Text(terminal_text(where)),
+                Text(where),
             )
         parts.append(table)
     for head, why, fix in _explained(findings):
@@ -100,6 +101,38 @@ def render_table(
     if hidden:
         parts.append(Text(_hidden_line(hidden), style="dim"))
     return render_to_text(*parts, color=color, width=width)
+
+
+# Cell padding and borders of the table's four columns, and the severity column's width.
+_TABLE_FRAME = 13
+_SEVERITY_WIDTH = len("critical")
+
+
+def _rule_column_width(findings: list[Finding], width: int) -> int:
+    """Two fifths of the room the fixed columns leave, and never less than the longest rule id
+    (an id is a name to search for: it is never broken)."""
+    rank_width = len(str(max((f.rank for f in findings), default=1)))
+    room = width - _TABLE_FRAME - rank_width - _SEVERITY_WIDTH
+    return max(room * 2 // 5, *(len(f.rule) for f in findings))
+
+
+def _rule_and_evidence(finding: Finding, width: int) -> str:
+    """'rule · path (+n)', broken into lines of `width` between words; a path longer than a line
+    breaks after a dot, and only a single path part longer than the column is folded."""
+    extra = len(finding.evidence) - 1
+    path = terminal_text(finding.path)
+    parts = re.findall(r"[^.]+\.?", path) if len(path) > width else [path]
+    pieces = [(finding.rule, True), ("·", True), *((part, i == 0) for i, part in enumerate(parts))]
+    if extra > 0:
+        pieces.append((f"(+{extra})", True))
+    lines = [""]
+    for text, spaced in pieces:
+        joined = f"{lines[-1]} {text}" if spaced and lines[-1] else lines[-1] + text
+        if len(joined) <= width or not lines[-1]:
+            lines[-1] = joined
+        else:
+            lines.append(text)
+    return "\n".join(lines)
 
 
 def _explained(findings: list[Finding]) -> list[tuple[str, str, str]]:

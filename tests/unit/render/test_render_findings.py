@@ -85,3 +85,29 @@ def test_empty_report_renders() -> None:
     report = diff_documents(doc_a, doc_a)
     for render in RENDERED.values():
         assert report.summary.verdict in render(report).replace("\\|", "|")
+
+
+def _narrow_case_report() -> Report:
+    """A report with long rule ids, long evidence paths, RNG fingerprints and wrapped why/fix."""
+    from tests.helpers.manifests import full_pair
+
+    a, b = full_pair()
+    b["seeds"]["state_digests"]["python"] = "sha256:" + "8" * 64
+    b["env"]["variables"]["CUBLAS_WORKSPACE_CONFIG"] = ":16:8"
+    b["torch"].pop("deterministic", None)
+    return diff_documents(a, b, label_a="a.json", label_b="b.json")
+
+
+def test_the_table_fits_80_columns_without_trailing_spaces_or_split_rule_ids() -> None:
+    report = _narrow_case_report()
+    text = render_table(report, color=False, width=80)
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    assert all(line == line.rstrip() for line in lines), [
+        line for line in lines if line != line.rstrip()
+    ]
+    words = {word.strip("│·()") for line in lines for word in line.split()}
+    for finding in report.findings:
+        if finding.category != "noise":
+            assert finding.rule in words, (finding.rule, text)
+
