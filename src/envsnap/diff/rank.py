@@ -19,6 +19,7 @@ from envsnap.diff.changes import Change, compute_changes
 from envsnap.diff.derived import Hit, derived_hits
 from envsnap.diff.env_meaning import cannot_act
 from envsnap.diff.findings import make_finding, make_report
+from envsnap.diff.fingerprints import fingerprint_title
 from envsnap.diff.gates import apply_gates
 from envsnap.diff.grouping import (
     Group,
@@ -201,7 +202,11 @@ def _finding(group: Group, target: Target, sides: Sides) -> tuple[Standing, Find
     first = primary_hit(group, lead)
     severity = max((hit_severity(hit, target) for hit in group.hits), key=SEVERITY_RANK.__getitem__)
     category = _category_of(lead, target)
-    title = title_of(group, lead) or f"{rule.title}: {_short(first.a)} → {_short(first.b)}"
+    title = (
+        title_of(group, lead)
+        or fingerprint_title(rule.title, first.path, first.a, first.b)
+        or f"{rule.title}: {_short(first.a)} → {_short(first.b)}"
+    )
     proof = evidence(group, first)
     standing = Standing(
         severity=severity,
