@@ -101,17 +101,23 @@ def _write_unnamed(
         return False
     try:
         _write_all(fd, data)
-        temp = target if exclusive else _temp_name(directory, target)
+        inode = f"/proc/self/fd/{fd}"
+        # A new target gets its name in one step, so a kill at any moment leaves either no file
+        # or the whole one; only replacing an existing file needs a temp name and a rename.
         try:
-            os.link(f"/proc/self/fd/{fd}", temp, follow_symlinks=True)
+            os.link(inode, target, follow_symlinks=True)
+            return True
         except FileExistsError:
             if exclusive:
                 raise
-            return False
         except OSError:  # no /proc: fall back to a named temp file
             return False
-        if not exclusive:
-            _replace(temp, target)
+        temp = _temp_name(directory, target)
+        try:
+            os.link(inode, temp, follow_symlinks=True)
+        except OSError:
+            return False
+        _replace(temp, target)
     finally:
         os.close(fd)
     return True
