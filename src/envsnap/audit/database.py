@@ -1,0 +1,169 @@
+"""The advisory database: one OSV JSON file per advisory, shipped in `envsnap/audit/db`.
+
+Files follow the OSV schema (https://ossf.github.io/osv-schema/). OSV's own fields carry the
+affected packages and version ranges; `database_specific.envsnap` carries what OSV cannot
+express: the condition on the manifest (see `conditions.py`), the severity per reproduction
+target, the workaround and the kind of cause. Loading validates each file with pydantic and
+compiles its condition, so a malformed advisory fails at load with its file named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from envsnap.audit.conditions import Condition, ConditionError, compile_condition
+from envsnap.audit.ranges import Range, compile_ranges
+from envsnap.diff.report import Category, Severity, Target
+from envsnap.errors import EnvsnapError
+
+ID_PATTERN = r"^ENVSNAP-\d{4}-\d{4}$"
+
+
+class _Open(BaseModel):
+    """OSV objects may carry fields envsnap does not use; they are kept, not rejected."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class OsvPackage(_Open):
+    ecosystem: str
+    name: str
+
+
+class OsvEvent(_Open):
+    introduced: str | None = None
+    fixed: str | None = None
+    last_affected: str | None = None
+
+
+class OsvRange(_Open):
+    type: Literal["ECOSYSTEM", "SEMVER", "GIT"]
+    events: list[OsvEvent] = Field(min_length=1)
+
+
+class OsvAffected(_Open):
+    package: OsvPackage
+    ranges: list[OsvRange] = Field(default_factory=list)
+
+
+class OsvReference(_Open):
+    type: str
+    url: str
+
+
+class EnvsnapSpecific(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    when: dict[str, Any] | None = None
+    severity: dict[Target, Severity]
+    workaround: str
+    category: Category
+    confidence: Literal["confirmed", "reported"] = "confirmed"
+
+
+class OsvAdvisory(_Open):
+    schema_version: str
+    id: str = Field(pattern=ID_PATTERN)
+    modified: str
+    published: str
+    aliases: list[str] = Field(default_factory=list)
+    summary: str = Field(min_length=1, max_length=200)
+    details: str = Field(min_length=1)
+    affected: list[OsvAffected] = Field(min_length=1)
+    references: list[OsvReference] = Field(min_length=1)
+    database_specific: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Advisory:
+    """An advisory ready to evaluate: the OSV record plus its compiled parts."""
+
+    record: OsvAdvisory
+    envsnap: EnvsnapSpecific
+    packages: tuple[tuple[str, tuple[Range, ...]], ...]
+    when: Condition | None
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    def fixed_versions(self) -> list[str]:
+        return [
+            f"{affected.package.name} {event.fixed}"
+            for affected in self.record.affected
+            for rng in affected.ranges
+            for event in rng.events
+            if event.fixed
+        ]
+
+
+def parse_advisory(document: Any, source: str) -> Advisory:
+    """Validate and compile one advisory; `EnvsnapError` with one line on failure."""
+    try:
+        record = OsvAdvisory.model_validate(document)
+        envsnap = EnvsnapSpecific.model_validate(record.database_specific.get("envsnap"))
+        when = compile_condition(envsnap.when) if envsnap.when is not None else None
+        packages = tuple(
+            (affected.package.name, compile_ranges(affected.ranges)) for affected in record.affected
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise EnvsnapError(f"{source}: not a valid advisory: {where}: {first['msg']}") from None
+    except (ConditionError, ValueError) as exc:
+        raise EnvsnapError(f"{source}: not a valid advisory: {exc}") from None
+    return Advisory(record, envsnap, packages, when)
+
+
+@dataclass(frozen=True)
+class Database:
+    advisories: tuple[Advisory, ...]
+    source: str
+
+    def by_id(self) -> dict[str, Advisory]:
+        return {advisory.id: advisory for advisory in self.advisories}
+
+
+def _files(directory: Path) -> list[Path]:
+    return sorted(path for path in directory.iterdir() if path.suffix == ".json")
+
+
+def load_directory(directory: str | os.PathLike[str]) -> Database:
+    """Every `*.json` advisory in a directory (`--db DIR`)."""
+    path = Path(directory)
+    if not path.is_dir():
+        raise EnvsnapError(f"{directory}: not a directory of advisories")
+    advisories = []
+    for file in _files(path):
+        try:
+            document = json.loads(file.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise EnvsnapError(f"{file}: cannot read advisory: {exc}") from None
+        advisories.append(parse_advisory(document, str(file)))
+    if not advisories:
+        raise EnvsnapError(f"{directory}: holds no advisory (*.json)")
+    return Database(tuple(advisories), str(directory))
+
+
+@cache
+def bundled() -> Database:
+    """The database shipped with this envsnap (read once per process)."""
+    root = resources.files("envsnap.audit") / "db"
+    advisories = [
+        parse_advisory(json.loads(entry.read_bytes()), f"envsnap/audit/db/{entry.name}")
+        for entry in sorted(root.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".json")
+    ]
+    return Database(tuple(advisories), "bundled")
+
+
+def load(directory: str | os.PathLike[str] | None = None) -> Database:
+    return bundled() if directory is None else load_directory(directory)

@@ -1,0 +1,117 @@
+"""Facts an advisory condition reads from a manifest document (its JSON form).
+
+A fact name is one of three kinds:
+
+- `package:NAME`: the installed version of a distribution, with fallbacks to where the
+  manifest records the same library elsewhere (torch's own version, the CUDA stack's cuDNN,
+  cuBLAS and NCCL, the tokenizer section's library versions);
+- `env:NAME`: an environment variable; unset is a definite answer when the env section was
+  captured, and unknown when it was not;
+- a dotted path into the document, where `*` stands for every key of an object or item of
+  a list (so `gpu.devices.*.compute_capability` yields one value per GPU).
+
+Every fact resolves to a tuple of values, or None when the manifest cannot tell.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+Doc = dict[str, Any]
+Values = tuple[Any, ...] | None
+Resolver = Callable[[Doc], Values]
+
+_NORMALIZE = re.compile(r"[-_.]+")
+
+
+def normalize(name: str) -> str:
+    """PEP 503 normalised distribution name."""
+    return _NORMALIZE.sub("-", name).lower()
+
+
+# Where a library's version is also recorded, for manifests whose package list lacks it
+# (a system cuDNN, a conda install, an imported record). NVIDIA wheels of every CUDA major
+# (-cu11, -cu12, -cu13) resolve to the library the process actually loaded.
+_FALLBACKS: dict[str, tuple[str, ...]] = {
+    "torch": ("torch.version", "cuda_stack.torch_version"),
+    "transformers": ("tokenizer.transformers_version",),
+    "tokenizers": ("tokenizer.tokenizers_version",),
+    "cudnn": ("cuda_stack.libraries.cudnn.version", "torch.cudnn.version"),
+    "cublas": ("cuda_stack.libraries.cublas.version",),
+    "nccl": ("cuda_stack.libraries.nccl.version", "torch.nccl_version"),
+}
+_NVIDIA_WHEEL = re.compile(r"nvidia-(cudnn|cublas|nccl)-cu\d+")
+
+
+def get_path(doc: Any, parts: tuple[str, ...]) -> list[Any] | None:
+    """Values at a dotted path with `*` wildcards; None when a step is missing."""
+    nodes: list[Any] = [doc]
+    for part in parts:
+        found: list[Any] = []
+        for node in nodes:
+            if part == "*":
+                if isinstance(node, dict):
+                    found.extend(node.values())
+                elif isinstance(node, list):
+                    found.extend(node)
+            elif isinstance(node, dict) and part in node:
+                found.append(node[part])
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                found.append(node[int(part)])
+        if not found:
+            return None
+        nodes = found
+    return nodes
+
+
+def _cudnn_text(value: Any) -> str | None:
+    """torch reports cuDNN as an integer (8902 -> 8.9.2, 90100 -> 9.1.0)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return value if isinstance(value, str) else None
+    if value >= 10000:
+        return f"{value // 10000}.{value // 100 % 100}.{value % 100}"
+    return f"{value // 1000}.{value // 100 % 10}.{value % 100}"
+
+
+def package_version(doc: Doc, name: str) -> Values:
+    """The installed version of a distribution; () when it is known to be absent."""
+    wanted = normalize(name)
+    installed = (doc.get("packages") or {}).get("installed")
+    if isinstance(installed, dict):
+        entry = installed.get(wanted)
+        if isinstance(entry, dict) and isinstance(entry.get("version"), str):
+            return (entry["version"],)
+    nvidia = _NVIDIA_WHEEL.fullmatch(wanted)
+    key = nvidia.group(1) if nvidia else wanted
+    for dotted in _FALLBACKS.get(key, ()):
+        values = get_path(doc, tuple(dotted.split(".")))
+        text = _cudnn_text(values[0]) if values else None
+        if text:
+            return (text,)
+    return () if isinstance(installed, dict) else None
+
+
+def env_value(doc: Doc, name: str) -> Values:
+    variables = (doc.get("env") or {}).get("variables")
+    if not isinstance(variables, dict):
+        return None
+    return (variables.get(name),)
+
+
+def resolver(fact: str) -> Resolver:
+    """A function from a document to the fact's values."""
+    if fact.startswith("package:"):
+        name = fact.removeprefix("package:")
+        return lambda doc: package_version(doc, name)
+    if fact.startswith("env:"):
+        var = fact.removeprefix("env:")
+        return lambda doc: env_value(doc, var)
+    parts = tuple(fact.split("."))
+
+    def by_path(doc: Doc) -> Values:
+        values = get_path(doc, parts)
+        return tuple(values) if values is not None else None
+
+    return by_path
