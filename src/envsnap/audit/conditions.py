@@ -129,8 +129,12 @@ class Group:
         if self.kind == "not":
             inner = self.parts[0].evaluate(doc, trace)
             return None if inner is None else not inner
-        results = [part.evaluate(doc, trace) for part in self.parts]
         decisive = self.kind == "any"  # True decides `any`, False decides `all`
+        results: list[Truth] = []
+        for part in self.parts:
+            results.append(part.evaluate(doc, trace))
+            if results[-1] is decisive and trace is None:
+                return decisive  # short-circuit, unless explaining every fact read
         if decisive in results:
             return decisive
         return None if None in results else not decisive

@@ -67,7 +67,9 @@ def _finding(advisory: Advisory, doc: Doc, status: Truth, target: Target) -> Aud
         found = versions.of(name)
         packages[name] = str(found[0]) if found else None
     spec = advisory.envsnap
-    return AuditFinding(
+    # model_construct: every field comes from a validated advisory or the manifest's JSON, and
+    # skipping re-validation keeps many-manifest audits near the cost of parsing.
+    return AuditFinding.model_construct(
         id=advisory.id,
         aliases=list(advisory.record.aliases),
         status="affected" if status else "possible",
@@ -78,7 +80,7 @@ def _finding(advisory: Advisory, doc: Doc, status: Truth, target: Target) -> Aud
         details=advisory.record.details,
         packages=packages,
         facts=[
-            FactMatch(
+            FactMatch.model_construct(
                 fact=m.fact,
                 test=m.test,
                 values=list(m.values) if m.values is not None else None,
@@ -89,6 +91,7 @@ def _finding(advisory: Advisory, doc: Doc, status: Truth, target: Target) -> Aud
         fixed=advisory.fixed_versions(),
         workaround=spec.workaround,
         references=[ref.url for ref in advisory.record.references],
+        ranks=None,
     )
 
 

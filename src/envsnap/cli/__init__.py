@@ -28,6 +28,7 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 # Command name -> module that defines it. Modules load on first use, so `envsnap capture` never
 # pays for the differ's, the importers' or the report models' imports.
 COMMAND_MODULES: dict[str, str] = {
+    "audit": "audit_cmd",
     "capture": "capture_cmd",
     "show": "inspect_cmd",
     "verify": "inspect_cmd",

@@ -1,0 +1,105 @@
+"""Audit output as a rich table, markdown or JSON. Every manifest-derived value is escaped:
+rich markup and control characters in the table, markdown syntax in markdown."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterable, Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from envsnap.audit.results import AuditFinding, AuditResult
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|])")
+
+
+def plain(text: str) -> str:
+    """Control characters shown as escapes, so a manifest cannot drive the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _md(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", plain(text)).replace("\n", " ")
+
+
+def why(finding: AuditFinding) -> str:
+    """The facts that made the advisory apply, one short clause each."""
+    parts = [f"{name} {version}" for name, version in finding.packages.items() if version]
+    for match in finding.facts:
+        if match.outcome is None:
+            parts.append(f"{match.fact} not captured")
+        elif match.outcome:
+            shown = ", ".join(json.dumps(v) for v in match.values or []) or "unset"
+            parts.append(f"{match.fact} = {shown}")
+    if finding.ranks is not None:
+        parts.append(f"ranks {', '.join(str(r) for r in finding.ranks)}")
+    return "; ".join(parts)
+
+
+def fix(finding: AuditFinding) -> str:
+    upgrade = f"upgrade: {', '.join(finding.fixed)}. " if finding.fixed else ""
+    return upgrade + finding.workaround
+
+
+def render_table(results: Sequence[AuditResult]) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=140, color_system=None, soft_wrap=False)
+    for result in results:
+        console.print(f"[bold]{escape(plain(result.source))}[/bold]: {_count(result)}")
+        if result.error:
+            console.print(f"  error: {escape(plain(result.error))}")
+        if not result.findings:
+            continue
+        table = Table(show_lines=True)
+        for column in ("advisory", "severity", "status", "summary", "why it applies", "fix"):
+            table.add_column(column, overflow="fold")
+        for f in result.findings:
+            table.add_row(
+                *(escape(plain(t)) for t in (f.id, f.severity, f.status, f.summary, why(f), fix(f)))
+            )
+        console.print(table)
+    return buffer.getvalue()
+
+
+def _count(result: AuditResult) -> str:
+    affected = len(result.affected())
+    possible = len(result.findings) - affected
+    if not result.findings:
+        return "no known advisory applies" if not result.error else "not audited"
+    return f"{affected} advisory(ies) apply, {possible} possible (facts not captured)"
+
+
+def render_markdown(results: Sequence[AuditResult]) -> str:
+    lines = ["# envsnap audit", ""]
+    for result in results:
+        lines += [f"## {_md(result.source)}", "", _count(result), ""]
+        if result.error:
+            lines += [f"Error: {_md(result.error)}", ""]
+        if result.findings:
+            lines += [
+                "| advisory | severity | status | summary | why it applies | fix |",
+                "|---|---|---|---|---|---|",
+            ]
+            lines += [
+                "| "
+                + " | ".join(
+                    _md(t) for t in (f.id, f.severity, f.status, f.summary, why(f), fix(f))
+                )
+                + " |"
+                for f in result.findings
+            ]
+            lines.append("")
+    return "\n".join(lines)
+
+
+def json_lines(results: Iterable[AuditResult]) -> Iterable[str]:
+    """The JSON document in pieces, so thousands of results stream with bounded memory."""
+    yield '{"tool": "envsnap audit", "results": ['
+    for index, result in enumerate(results):
+        yield ("," if index else "") + "\n" + result.model_dump_json()
+    yield "\n]}\n"

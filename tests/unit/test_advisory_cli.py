@@ -1,0 +1,131 @@
+"""`envsnap audit` end to end: formats, SARIF validity, exit codes, directories, escaping."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.advisory_cases import FULL, edited, trigger
+from tests.conftest import REPO_ROOT, CliResult
+
+SARIF_SCHEMA = json.loads(
+    (REPO_ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json").read_text("utf-8")
+)
+Run = Callable[..., CliResult]
+
+
+def _write(path: Path, doc: dict[str, Any]) -> str:
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return str(path)
+
+
+def test_sarif_output_is_valid_sarif_2_1_0(tmp_path: Path, run_cli: Run) -> None:
+    hopper = _write(tmp_path / "hopper.json", trigger("ENVSNAP-2024-0001"))
+    result = run_cli("audit", hopper, "-f", "sarif")
+    assert result.code == 1
+    log = json.loads(result.out)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    ids = {r["ruleId"] for r in log["runs"][0]["results"]}
+    assert "ENVSNAP-2024-0001" in ids
+    hit = next(r for r in log["runs"][0]["results"] if r["ruleId"] == "ENVSNAP-2024-0001")
+    assert hit["level"] == "error" and "9.0" in hit["message"]["text"]
+
+
+def test_json_names_matched_facts_and_fix(tmp_path: Path, run_cli: Run) -> None:
+    path = _write(tmp_path / "ga.json", trigger("ENVSNAP-2024-0009"))
+    result = run_cli("audit", path, "-f", "json", "--target", "conclusion")
+    finding = next(
+        f
+        for f in json.loads(result.out)["results"][0]["findings"]
+        if f["id"] == "ENVSNAP-2024-0009"
+    )
+    assert finding["severity"] == "critical"
+    assert finding["packages"] == {"transformers": "4.45.2"}
+    assert {"fact": "parallel.grad_accum_steps", "values": [4]}.items() <= finding["facts"][
+        0
+    ].items()
+    assert finding["fixed"] == ["transformers 4.46.0"]
+
+
+def test_exit_codes_fail_on_and_ignore(tmp_path: Path, run_cli: Run) -> None:
+    path = _write(tmp_path / "m.json", trigger("ENVSNAP-2024-0001"))
+    assert run_cli("audit", path, "--fail-on", "critical").code == 0  # close: high at most
+    assert run_cli("audit", path, "--fail-on", "critical", "--target", "conclusion").code == 1
+    quiet = edited({"torch.cudnn.allow_tf32": False, "env.variables.NCCL_ALGO": "Tree"})
+    clean = _write(tmp_path / "clean.json", quiet)
+    assert run_cli("audit", clean, "--ignore", "ENVSNAP-2022-0003").code == 0
+    assert run_cli("audit", clean).code == 1  # the cuDNN v8 default still applies
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, run_cli: Run) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    result = run_cli("audit", str(broken))
+    assert result.code == 2 and result.err.count("\n") == 1 and "broken.json" in result.err
+    assert run_cli("audit", str(tmp_path / "missing.json")).code == 2
+    bad_db = tmp_path / "db"
+    bad_db.mkdir()
+    (bad_db / "X.json").write_text('{"id": "nope"}', encoding="utf-8")
+    result = run_cli("audit", str(broken), "--db", str(bad_db))
+    assert result.code == 2 and "not a valid advisory" in result.err
+
+
+def test_local_db_directory_replaces_the_bundled_one(tmp_path: Path, run_cli: Run) -> None:
+    db = tmp_path / "db"
+    db.mkdir()
+    source = REPO_ROOT / "src" / "envsnap" / "audit" / "db" / "ENVSNAP-2024-0001.json"
+    shutil.copy(source, db / source.name)
+    path = _write(tmp_path / "m.json", trigger("ENVSNAP-2024-0001"))
+    result = run_cli("audit", path, "--db", str(db), "-f", "json")
+    ids = [f["id"] for f in json.loads(result.out)["results"][0]["findings"]]
+    assert ids == ["ENVSNAP-2024-0001"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_directory_streams_every_manifest_and_reports_bad_files(
+    tmp_path: Path, run_cli: Run, jobs: str
+) -> None:
+    runs = tmp_path / "runs"
+    (runs / "sub").mkdir(parents=True)
+    _write(runs / "a.json", FULL)
+    _write(runs / "sub" / "b.json", trigger("ENVSNAP-2024-0011"))
+    (runs / "sub" / "c.json").write_text("[]", encoding="utf-8")
+    result = run_cli("audit", str(runs), "-f", "json", "-j", jobs)
+    assert result.code == 2 and "c.json" in result.err
+    sources = {r["source"]: r for r in json.loads(result.out)["results"]}
+    assert len(sources) == 3
+    b = next(r for s, r in sources.items() if s.endswith("b.json"))
+    assert "ENVSNAP-2024-0011" in [f["id"] for f in b["findings"]]
+
+
+def test_markup_and_control_characters_are_escaped(tmp_path: Path, run_cli: Run) -> None:
+    doc = trigger("ENVSNAP-2023-0007")
+    doc["tokenizer"]["class_name"] = "Nllb[red]X\x1b[2J|*"
+    path = _write(tmp_path / "m.json", doc)
+    table = run_cli("audit", path)
+    assert "\x1b" not in table.out and "Nllb[red]X" in table.out.replace("\n", "")
+    markdown = run_cli("audit", path, "-f", "markdown").out
+    assert "\x1b" not in markdown and "\\|" in markdown and "\\[red\\]" in markdown
+
+
+def test_cluster_manifest_lists_the_ranks_a_finding_applies_to(
+    tmp_path: Path, run_cli: Run
+) -> None:
+    from envsnap.diff.cluster.io import assemble_files
+
+    rank0 = edited({"parallel.rank": 0})
+    rank1 = edited(trigger("ENVSNAP-2024-0001"), {"parallel.rank": 1}, base=FULL)
+    paths = [_write(tmp_path / f"r{i}.json", d) for i, d in enumerate((rank0, rank1))]
+    cluster = assemble_files(paths)
+    cpath = tmp_path / "cluster.json"
+    cpath.write_text(cluster.sealed().to_json(), encoding="utf-8")
+    result = run_cli("audit", str(cpath), "-f", "json")
+    findings = {f["id"]: f for f in json.loads(result.out)["results"][0]["findings"]}
+    assert findings["ENVSNAP-2024-0001"]["ranks"] == [1]
+    assert findings["ENVSNAP-2020-0001"]["ranks"] == [0, 1]
