@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
+from envsnap.audit.diffhook import advisory_hits
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
 from envsnap.diff.catalog.aliases import names_of
 from envsnap.diff.changes import Change, compute_changes
@@ -268,7 +269,7 @@ def diff_documents(
     name the sides as `sides` does (A and B by default)."""
     derived = derived_hits(doc_a, doc_b)
     hits = without_covered(hits_for(compute_changes(doc_a, doc_b), target), derived)
-    hits = apply_gates([*hits, *derived], doc_a, doc_b)
+    hits = apply_gates([*hits, *derived, *advisory_hits(doc_a, doc_b)], doc_a, doc_b)
     return build_report(
         hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b, sides=sides
     )

@@ -7,6 +7,18 @@ from envsnap.diff.rules import Rule
 
 RULES: tuple[Rule, ...] = (
     Rule(
+        id="advisory.one-side",
+        match=("packages.**",),
+        category="algorithm",
+        severity=("critical", "critical", "critical"),  # each hit carries its advisory's own
+        title="a known bug or default flip applies to one side only",
+        why="an advisory of the envsnap audit database (a documented silent-correctness bug or "
+        "default change) holds for one manifest and not the other: the most specific cause.",
+        fix="Run `envsnap audit` on both manifests for the advisory's details and workaround.",
+        refs=("envsnap audit database (src/envsnap/audit/db)",),
+        derived=True,
+    ),
+    Rule(
         id="semantics.global-batch",
         merge="batch",
         specificity=1,
