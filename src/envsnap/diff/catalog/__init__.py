@@ -34,6 +34,7 @@ CATALOG: tuple[Rule, ...] = (
     + randomness.RULES
     + environment.RULES
     + noise.RULES
+    + derived.ADVISORY_RULES
     + fallback.RULES
 )
 

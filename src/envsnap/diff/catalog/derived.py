@@ -7,18 +7,6 @@ from envsnap.diff.rules import Rule
 
 RULES: tuple[Rule, ...] = (
     Rule(
-        id="advisory.one-side",
-        match=("packages.**",),
-        category="algorithm",
-        severity=("critical", "critical", "critical"),  # each hit carries its advisory's own
-        title="a known bug or default flip applies to one side only",
-        why="an advisory of the envsnap audit database (a documented silent-correctness bug or "
-        "default change) holds for one manifest and not the other: the most specific cause.",
-        fix="Run `envsnap audit` on both manifests for the advisory's details and workaround.",
-        refs=("envsnap audit database (src/envsnap/audit/db)",),
-        derived=True,
-    ),
-    Rule(
         id="semantics.global-batch",
         merge="batch",
         specificity=1,
@@ -267,6 +255,24 @@ RULES: tuple[Rule, ...] = (
         why="the same text encodes to different token ids for Llama-3 tokenizers.",
         fix="Pin tokenizers and hash the tokenized dataset.",
         refs=(f"{NUM} G5", "huggingface/tokenizers#1512"),
+        derived=True,
+    ),
+)
+
+# Placed after every specific rule, in the stack category: at equal severity the finding that
+# names the changed setting or hardware ranks first, and the advisory follows as corroboration;
+# where the advisory is more severe (a known bug window), its own severity puts it on top.
+ADVISORY_RULES: tuple[Rule, ...] = (
+    Rule(
+        id="advisory.one-side",
+        match=("packages.**",),
+        category="stack",
+        severity=("critical", "critical", "critical"),  # each hit carries its advisory's own
+        title="a known bug or default flip applies to one side only",
+        why="an advisory of the envsnap audit database (a documented silent-correctness bug or "
+        "default change) holds for one manifest and not the other: the most specific cause.",
+        fix="Run `envsnap audit` on both manifests for the advisory's details and workaround.",
+        refs=("envsnap audit database (src/envsnap/audit/db)",),
         derived=True,
     ),
 )
