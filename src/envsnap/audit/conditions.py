@@ -23,9 +23,12 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from envsnap.audit.facts import Doc, Resolver, resolver
+from envsnap.audit.facts import Doc, Resolver, Values, resolver
 
 Truth = bool | None
+Memo = dict[
+    str, Values
+]  # fact -> values, for one document: facts shared by advisories are read once
 OPS = ("eq", "ne", "in", "not_in", "gt", "gte", "lt", "lte", "matches", "set")
 
 
@@ -71,8 +74,11 @@ def _compare(op: str, expected: Any) -> Callable[[Any], bool]:
     if op == "set":
         return lambda v: (v is not None and v != "") == bool(expected)
     order = {"gt": (1,), "gte": (0, 1), "lt": (-1,), "lte": (-1, 0)}[op]
+    number = isinstance(expected, (int, float)) and not isinstance(expected, bool)
 
     def ordered(v: Any) -> bool:
+        if number and type(v) in (int, float):  # the common case, without version parsing
+            return (v > expected) - (v < expected) in order
         pair = _ordered(v, expected)
         if pair is None:
             return False
@@ -82,14 +88,9 @@ def _compare(op: str, expected: Any) -> Callable[[Any], bool]:
     return ordered
 
 
-@dataclass(frozen=True)
-class Match:
-    """One test that decided an advisory, with the manifest's values."""
-
-    fact: str
-    test: str
-    values: tuple[Any, ...] | None
-    outcome: Truth
+# One test's record in a trace: the manifest's values and the outcome. A trace lists every
+# test of a condition in the order of `tests_of`, so the records stay small plain tuples.
+Match = tuple[Values, Truth]
 
 
 @dataclass(frozen=True)
@@ -102,18 +103,27 @@ class Test:
     get: Resolver = field(compare=False)
     check: Callable[[Any], bool] = field(compare=False)
 
-    def evaluate(self, doc: Doc, trace: list[Match] | None = None) -> Truth:
-        values = self.get(doc)
+    def evaluate(
+        self, doc: Doc, trace: list[Match] | None = None, memo: Memo | None = None
+    ) -> Truth:
+        if memo is None:
+            values = self.get(doc)
+        elif self.fact in memo:
+            values = memo[self.fact]
+        else:
+            values = memo[self.fact] = self.get(doc)
         if values is None:
             outcome: Truth = self.missing
         elif not values:
             outcome = self.check(None)  # known to be absent: test the absence itself
+        elif len(values) == 1:
+            outcome = self.check(values[0])
         elif self.every:
             outcome = all(self.check(v) for v in values)
         else:
             outcome = any(self.check(v) for v in values)
         if trace is not None:
-            trace.append(Match(self.fact, self.describe(), values, outcome))
+            trace.append((values, outcome))
         return outcome
 
     def describe(self) -> str:
@@ -125,14 +135,16 @@ class Group:
     kind: str  # all | any | not
     parts: tuple[Condition, ...]
 
-    def evaluate(self, doc: Doc, trace: list[Match] | None = None) -> Truth:
+    def evaluate(
+        self, doc: Doc, trace: list[Match] | None = None, memo: Memo | None = None
+    ) -> Truth:
         if self.kind == "not":
-            inner = self.parts[0].evaluate(doc, trace)
+            inner = self.parts[0].evaluate(doc, trace, memo)
             return None if inner is None else not inner
         decisive = self.kind == "any"  # True decides `any`, False decides `all`
         results: list[Truth] = []
         for part in self.parts:
-            results.append(part.evaluate(doc, trace))
+            results.append(part.evaluate(doc, trace, memo))
             if results[-1] is decisive and trace is None:
                 return decisive  # short-circuit, unless explaining every fact read
         if decisive in results:
@@ -186,8 +198,8 @@ def _compile_test(node: dict[str, Any], where: str) -> Test:
     return Test(fact, op, node[op], quantifier == "every", missing, resolver(fact), check)
 
 
-def facts_of(condition: Condition) -> list[str]:
-    """Every fact a condition reads, in order."""
+def tests_of(condition: Condition) -> list[Test]:
+    """Every test of a condition, in the order a trace records them."""
     if isinstance(condition, Test):
-        return [condition.fact]
-    return [fact for part in condition.parts for fact in facts_of(part)]
+        return [condition]
+    return [test for part in condition.parts for test in tests_of(part)]

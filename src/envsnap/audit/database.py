@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -23,6 +24,9 @@ from envsnap.audit.conditions import Condition, ConditionError, compile_conditio
 from envsnap.audit.ranges import Range, compile_ranges
 from envsnap.diff.report import Category, Severity, Target
 from envsnap.errors import EnvsnapError
+
+if TYPE_CHECKING:
+    from envsnap.audit.scan import Plan
 
 ID_PATTERN = r"^ENVSNAP-\d{4}-\d{4}$"
 
@@ -127,9 +131,19 @@ def parse_advisory(document: Any, source: str) -> Advisory:
 class Database:
     advisories: tuple[Advisory, ...]
     source: str
+    # Compiled scan plans per ignore list (see scan.py), built on first use.
+    _plans: dict[frozenset[str], Plan] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
-    def by_id(self) -> dict[str, Advisory]:
-        return {advisory.id: advisory for advisory in self.advisories}
+    def plan(self, ignore: Iterable[str] = ()) -> Plan:
+        """This database compiled for scanning, without the ignored ids (or aliases)."""
+        from envsnap.audit.scan import Plan
+
+        key = frozenset(ignore)
+        if key not in self._plans:
+            self._plans[key] = Plan(self, key)
+        return self._plans[key]
 
 
 def _files(directory: Path) -> list[Path]:

@@ -9,26 +9,31 @@ from __future__ import annotations
 from typing import Any
 
 from envsnap.audit.database import bundled
-from envsnap.audit.engine import evaluate
+from envsnap.audit.scan import scan
 from envsnap.diff.derived import Hit
 from envsnap.diff.report import TARGETS
 
 
+def _applying(doc: dict[str, Any]) -> set[str]:
+    return {hit.id for hit in scan(bundled().plan(), doc) if hit.affected}
+
+
 def advisory_hits(a: dict[str, Any], b: dict[str, Any]) -> list[Hit]:
+    """One `advisory.one-side` hit per advisory that applies to one side only."""
+    in_a, in_b = _applying(a), _applying(b)
     hits = []
     for advisory in bundled().advisories:
-        in_a, in_b = evaluate(advisory, a) is True, evaluate(advisory, b) is True
-        if in_a == in_b:
+        if (advisory.id in in_a) == (advisory.id in in_b):
             continue
-        side = "A" if in_a else "B"
+        side = "A" if advisory.id in in_a else "B"
         names = ", ".join(name for name, _ in advisory.packages)
         severity = advisory.envsnap.severity
         hits.append(
             Hit(
                 "advisory.one-side",
                 f"packages.installed.{advisory.packages[0][0]}",
-                "applies" if in_a else "does not apply",
-                "applies" if in_b else "does not apply",
+                "applies" if side == "A" else "does not apply",
+                "applies" if side == "B" else "does not apply",
                 title=f"{advisory.id} applies to {side} only ({names}): {advisory.record.summary}",
                 severity=(severity[TARGETS[0]], severity[TARGETS[1]], severity[TARGETS[2]]),
             )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 Doc = dict[str, Any]
@@ -75,18 +76,25 @@ def _cudnn_text(value: Any) -> str | None:
     return f"{value // 1000}.{value // 100 % 10}.{value % 100}"
 
 
+@lru_cache(maxsize=1024)
+def _where(name: str) -> tuple[str, tuple[tuple[str, ...], ...]]:
+    """A distribution's normalised name and the other places its version is recorded."""
+    wanted = normalize(name)
+    nvidia = _NVIDIA_WHEEL.fullmatch(wanted)
+    key = nvidia.group(1) if nvidia else wanted
+    return wanted, tuple(tuple(dotted.split(".")) for dotted in _FALLBACKS.get(key, ()))
+
+
 def package_version(doc: Doc, name: str) -> Values:
     """The installed version of a distribution; () when it is known to be absent."""
-    wanted = normalize(name)
+    wanted, fallbacks = _where(name)
     installed = (doc.get("packages") or {}).get("installed")
     if isinstance(installed, dict):
         entry = installed.get(wanted)
         if isinstance(entry, dict) and isinstance(entry.get("version"), str):
             return (entry["version"],)
-    nvidia = _NVIDIA_WHEEL.fullmatch(wanted)
-    key = nvidia.group(1) if nvidia else wanted
-    for dotted in _FALLBACKS.get(key, ()):
-        values = get_path(doc, tuple(dotted.split(".")))
+    for parts in fallbacks:
+        values = get_path(doc, parts)
         text = _cudnn_text(values[0]) if values else None
         if text:
             return (text,)
@@ -109,9 +117,26 @@ def resolver(fact: str) -> Resolver:
         var = fact.removeprefix("env:")
         return lambda doc: env_value(doc, var)
     parts = tuple(fact.split("."))
+    if "*" in parts:
 
-    def by_path(doc: Doc) -> Values:
-        values = get_path(doc, parts)
-        return tuple(values) if values is not None else None
+        def by_path(doc: Doc) -> Values:
+            values = get_path(doc, parts)
+            return tuple(values) if values is not None else None
 
-    return by_path
+        return by_path
+    return lambda doc: _at(doc, parts)
+
+
+def _at(doc: Any, parts: tuple[str, ...]) -> Values:
+    """`get_path` for a path without wildcards: one value or None, without building lists."""
+    node = doc
+    for part in parts:
+        if isinstance(node, dict):
+            if part not in node:
+                return None
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return (node,)

@@ -1,12 +1,15 @@
 """Auditing many manifests: streaming, parallel, with bounded memory.
 
-Paths are read lazily and sent to worker processes in batches; at most `2 x jobs` batches are
-in flight, and results come back in input order as each batch completes, so memory stays
-bounded by the window however many manifests there are. Each worker loads the database once.
+Paths are read lazily and sent to worker processes in batches of `BATCH`; at most `2 x jobs`
+batches are in flight, and verdicts come back in input order as each batch completes, so
+memory stays bounded by the window however many manifests there are. Each worker compiles the
+database once. A worker reads and parses each file and scans the raw JSON (scan.py); what
+travels back is a `Verdict` of plain tuples, and findings are built only in the process that
+shows them.
 
-Why processes: the cost is parsing JSON (about 0.2 ms for a 60 KB manifest) plus evaluating
-conditions in Python, both CPU-bound under the GIL, so threads would not scale; an embedded
-SQL engine would still hand every document back to Python to evaluate the condition grammar.
+Why processes: the cost is parsing JSON plus evaluating conditions in Python, both CPU-bound
+under the GIL, so threads would not scale; docs/audit.md has the measurements and why an
+embedded SQL engine was not adopted.
 """
 
 from __future__ import annotations
@@ -16,27 +19,75 @@ import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from typing import NamedTuple
 
 from envsnap.audit.database import Database, load
+from envsnap.audit.engine import findings_of
+from envsnap.audit.loads import loads_object
 from envsnap.audit.results import AuditResult
+from envsnap.audit.scan import Hit, scan
 from envsnap.audit.sources import audit_path_safely
+from envsnap.diff.cluster.model import is_cluster_document
 from envsnap.diff.report import Target
+from envsnap.errors import EnvsnapError, ManifestError
+from envsnap.files.reader import read_input
+from envsnap.manifest.model import MAX_MANIFEST_BYTES
 
-BATCH = 128
-
-# The worker's database, set once by the pool initializer (a dict, so no `global` is needed).
-_WORKER: dict[str, Database] = {}
-
-
-def _init(db_dir: str | None) -> None:
-    _WORKER["db"] = load(db_dir)
+BATCH = 256
 
 
-def _batch(paths: Sequence[str], target: Target, ignore: Sequence[str]) -> list[str]:
-    # Results travel as JSON text: pydantic's serializer and parser are compiled, and a list of
-    # strings pickles far faster than nested models.
-    database = _WORKER["db"]
-    return [audit_path_safely(p, database, target, ignore).model_dump_json() for p in paths]
+class Verdict(NamedTuple):
+    """One manifest's audit as plain data: hits, or an error, or (for a cluster manifest or
+    input the fast path does not take) the full result as JSON text."""
+
+    source: str
+    error: str | None
+    hits: tuple[Hit, ...]
+    result_json: str | None = None
+
+
+def verdict_of(path: str, database: Database, ignore: frozenset[str], target: Target) -> Verdict:
+    """Audit one file on the fast path; anything unusual takes the strict path instead."""
+    try:
+        data = read_input(
+            path, "a manifest file", max_bytes=MAX_MANIFEST_BYTES, error=ManifestError
+        )
+    except EnvsnapError as exc:
+        return Verdict(path, str(exc), ())
+    document = loads_object(data)
+    if document is None or "schema_version" not in document or is_cluster_document(document):
+        # Invalid input gets the strict reader's one-line error; a cluster is audited rank
+        # by rank. Both are rare in a fleet, so they may cost more.
+        result = audit_path_safely(path, database, target, tuple(ignore))
+        return Verdict(path, result.error, (), None if result.error else result.model_dump_json())
+    return Verdict(path, None, tuple(scan(database.plan(ignore), document)))
+
+
+def expand(verdict: Verdict, database: Database, target: Target) -> AuditResult:
+    """The full result of a verdict scanned for `target`."""
+    if verdict.result_json is not None:
+        return AuditResult.model_validate_json(verdict.result_json)
+    findings = findings_of(verdict.hits, database, target)
+    return AuditResult.model_construct(
+        source=verdict.source,
+        kind="manifest",
+        target=target,
+        findings=findings,
+        error=verdict.error,
+    )
+
+
+# The worker's database, ignore list and target, set once by the pool initializer.
+_WORKER: dict[str, tuple[Database, frozenset[str], Target]] = {}
+
+
+def _init(db_dir: str | None, ignore: frozenset[str], target: Target) -> None:
+    _WORKER["job"] = (load(db_dir), ignore, target)
+
+
+def _batch(paths: Sequence[str]) -> list[Verdict]:
+    database, ignore, target = _WORKER["job"]
+    return [verdict_of(path, database, ignore, target) for path in paths]
 
 
 def default_jobs() -> int:
@@ -44,6 +95,34 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def scan_many(
+    paths: Iterable[str],
+    *,
+    db_dir: str | None = None,
+    target: Target = "close",
+    ignore: Sequence[str] = (),
+    jobs: int | None = None,
+) -> Iterator[Verdict]:
+    """The verdict of every path, in order; `jobs=1` runs in this process. `target` only
+    matters for a cluster manifest, whose full result is built in the worker."""
+    jobs, skip = jobs or default_jobs(), frozenset(ignore)
+    if jobs == 1:
+        database = load(db_dir)
+        for path in paths:
+            yield verdict_of(path, database, skip, target)
+        return
+    source = iter(paths)
+    batches = iter(lambda: list(itertools.islice(source, BATCH)), [])
+    with ProcessPoolExecutor(jobs, initializer=_init, initargs=(db_dir, skip, target)) as pool:
+        window: deque[Future[list[Verdict]]] = deque()
+        for batch in batches:
+            window.append(pool.submit(_batch, batch))
+            if len(window) >= 2 * jobs:
+                yield from window.popleft().result()
+        while window:
+            yield from window.popleft().result()
 
 
 def audit_many(
@@ -54,20 +133,7 @@ def audit_many(
     ignore: Sequence[str] = (),
     jobs: int | None = None,
 ) -> Iterator[AuditResult]:
-    """Audit every path, in order; `jobs=1` runs in this process."""
-    jobs = jobs or default_jobs()
-    if jobs == 1:
-        database = load(db_dir)
-        for path in paths:
-            yield audit_path_safely(path, database, target, ignore)
-        return
-    source = iter(paths)
-    batches = iter(lambda: list(itertools.islice(source, BATCH)), [])
-    with ProcessPoolExecutor(jobs, initializer=_init, initargs=(db_dir,)) as pool:
-        window: deque[Future[list[str]]] = deque()
-        for batch in batches:
-            window.append(pool.submit(_batch, batch, target, tuple(ignore)))
-            if len(window) >= 2 * jobs:
-                yield from map(AuditResult.model_validate_json, window.popleft().result())
-        while window:
-            yield from map(AuditResult.model_validate_json, window.popleft().result())
+    """Audit every path, in order, with full findings for `target`."""
+    database = load(db_dir)
+    for verdict in scan_many(paths, db_dir=db_dir, target=target, ignore=ignore, jobs=jobs):
+        yield expand(verdict, database, target)
