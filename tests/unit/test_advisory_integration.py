@@ -1,9 +1,18 @@
-"""The audit inside `envsnap diff`: an advisory on one side only is a ranked finding."""
+"""The audit inside `envsnap diff` (an advisory on one side only is a ranked finding) and
+`envsnap report` (a section of advisories)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from envsnap.audit import audit_document, load
 from envsnap.diff import diff_documents
-from tests.advisory_cases import FULL, trigger
+from tests.advisory_cases import CASES, FULL, edited, trigger
+from tests.conftest import CliResult
+
+Run = Callable[..., CliResult]
 
 
 def test_diff_reports_an_advisory_that_applies_to_one_side_only() -> None:
@@ -17,3 +26,43 @@ def test_diff_reports_an_advisory_that_applies_to_one_side_only() -> None:
 def test_diff_of_identical_sides_has_no_advisory_finding() -> None:
     report = diff_documents(FULL, FULL)
     assert not [f for f in report.findings if f.rule == "advisory.one-side"]
+
+
+def _sealed(tmp_path: Path, doc: dict[str, Any], name: str) -> str:
+    from envsnap.manifest.canonical import digest_of, pretty_text
+
+    doc = {**doc, "digest": digest_of(doc)}
+    path = tmp_path / name
+    path.write_text(pretty_text(doc), encoding="utf-8")
+    return str(path)
+
+
+# tokenizer.class_name reaches the report through "why it applies": markup in it must not.
+NLLB_WITH_MARKUP = "NllbTokenizer<script>alert(1)</script>|**x**"
+
+
+def test_report_lists_applicable_advisories_escaped_in_html_and_markdown(
+    tmp_path: Path, run_cli: Run
+) -> None:
+    doc = edited(CASES["ENVSNAP-2023-0007"]["trigger"], {"tokenizer.class_name": NLLB_WITH_MARKUP})
+    path = _sealed(tmp_path, doc, "nllb.json")
+    html = run_cli("report", path)
+    assert html.code == 0, html.err
+    assert "Known bugs and default changes" in html.out and "ENVSNAP-2023-0007" in html.out
+    assert "<script>alert" not in html.out and "&lt;script&gt;alert(1)" in html.out
+    markdown = run_cli("report", path, "--format", "markdown")
+    assert markdown.code == 0, markdown.err
+    row = next(line for line in markdown.out.splitlines() if "| ENVSNAP-2023-0007 |" in line)
+    assert "\\<script\\>" in row and "\\|\\*\\*x\\*\\*" in row
+
+
+def test_report_section_lists_exactly_the_advisories_the_audit_finds(
+    tmp_path: Path, run_cli: Run
+) -> None:
+    doc = trigger("ENVSNAP-2024-0009")
+    result = run_cli("report", _sealed(tmp_path, doc, "ga.json"), "--format", "markdown")
+    section = result.out.split("## Known bugs and default changes (envsnap audit)")[1]
+    rows = [line for line in section.split("\n## ")[0].splitlines() if line.startswith("| ENV")]
+    listed = {row.split(" | ")[0].removeprefix("| ") for row in rows}
+    assert listed == {f.id for f in audit_document(doc, load())}
+    assert "ENVSNAP-2024-0009" in listed

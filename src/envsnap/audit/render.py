@@ -50,7 +50,7 @@ def render_table(results: Sequence[AuditResult]) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=140, color_system=None, soft_wrap=False)
     for result in results:
-        console.print(f"[bold]{escape(plain(result.source))}[/bold]: {_count(result)}")
+        console.print(f"[bold]{escape(plain(result.source))}[/bold]: {count_line(result)}")
         if result.error:
             console.print(f"  error: {escape(plain(result.error))}")
         if not result.findings:
@@ -66,7 +66,8 @@ def render_table(results: Sequence[AuditResult]) -> str:
     return buffer.getvalue()
 
 
-def _count(result: AuditResult) -> str:
+def count_line(result: AuditResult) -> str:
+    """How many advisories apply to one result, in words."""
     affected = len(result.affected())
     possible = len(result.findings) - affected
     if not result.findings:
@@ -74,26 +75,28 @@ def _count(result: AuditResult) -> str:
     return f"{affected} advisory(ies) apply, {possible} possible (facts not captured)"
 
 
+def markdown_table(findings: Sequence[AuditFinding]) -> list[str]:
+    """The findings as markdown table lines, every cell escaped."""
+    lines = [
+        "| advisory | severity | status | summary | why it applies | fix |",
+        "|---|---|---|---|---|---|",
+    ]
+    return lines + [
+        "| "
+        + " | ".join(_md(t) for t in (f.id, f.severity, f.status, f.summary, why(f), fix(f)))
+        + " |"
+        for f in findings
+    ]
+
+
 def render_markdown(results: Sequence[AuditResult]) -> str:
     lines = ["# envsnap audit", ""]
     for result in results:
-        lines += [f"## {_md(result.source)}", "", _count(result), ""]
+        lines += [f"## {_md(result.source)}", "", count_line(result), ""]
         if result.error:
             lines += [f"Error: {_md(result.error)}", ""]
         if result.findings:
-            lines += [
-                "| advisory | severity | status | summary | why it applies | fix |",
-                "|---|---|---|---|---|---|",
-            ]
-            lines += [
-                "| "
-                + " | ".join(
-                    _md(t) for t in (f.id, f.severity, f.status, f.summary, why(f), fix(f))
-                )
-                + " |"
-                for f in result.findings
-            ]
-            lines.append("")
+            lines += [*markdown_table(result.findings), ""]
     return "\n".join(lines)
 
 

@@ -24,7 +24,10 @@ from envsnap.diff.report import Target
 @target_option()
 @output_option()
 def report(manifest: str, against: str | None, fmt: str, target: str, output: str | None) -> int:
-    """Write an audit document for MANIFEST (check findings, optional diff, integrity)."""
+    """Write an audit document for MANIFEST (check findings, known bugs that apply, optional
+    diff, integrity)."""
+    from envsnap.audit.database import load as load_advisories
+    from envsnap.audit.sources import audit_parsed
     from envsnap.diff import diff_manifests
     from envsnap.diff.check.runner import check_document
     from envsnap.interop.importers import load_any
@@ -32,7 +35,9 @@ def report(manifest: str, against: str | None, fmt: str, target: str, output: st
 
     subject = load_any(manifest)
     chosen = cast(Target, target)
-    check = check_document(subject.to_document(), chosen, label=manifest)
+    document = subject.to_document()
+    check = check_document(document, chosen, label=manifest)
+    advisories = audit_parsed(document, manifest, load_advisories(), chosen, ())
     diff = None
     if against:
         diff = diff_manifests(
@@ -43,6 +48,7 @@ def report(manifest: str, against: str | None, fmt: str, target: str, output: st
         manifest=subject,
         source=manifest,
         check=check,
+        advisories=advisories,
         diff=diff,
         against=against,
         signature=signature,

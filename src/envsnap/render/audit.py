@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from envsnap.audit.render import count_line, fix, markdown_table, plain, why
+from envsnap.audit.results import AuditResult
 from envsnap.diff.report import SEVERITIES, Report
 from envsnap.manifest.facts import key_facts
 from envsnap.manifest.model import Manifest
@@ -44,6 +46,7 @@ class AuditInputs:
     manifest: Manifest
     source: str
     check: Report
+    advisories: AuditResult | None = None  # `envsnap audit` of the manifest
     diff: Report | None = None
     against: str | None = None
     signature: str | None = None
@@ -102,6 +105,30 @@ def _html_counts(report: Report) -> str:
     )
 
 
+def _html_advisories(result: AuditResult | None) -> str:
+    if result is None:
+        return ""
+    rows = "".join(
+        f"<tr><td><span class='sev {f.severity}'>{f.severity}</span></td>"
+        + "".join(
+            f"<td>{escape(plain(text))}</td>"
+            for text in (f.id, f.status, f.summary, why(f), fix(f))
+        )
+        + "</tr>"
+        for f in result.findings
+    )
+    table = (
+        "<table><tr><th>severity</th><th>advisory</th><th>status</th><th>summary</th>"
+        f"<th>why it applies</th><th>fix</th></tr>{rows}</table>"
+        if rows
+        else ""
+    )
+    return (
+        "<h2>Known bugs and default changes (envsnap audit)</h2>"
+        f"<p>{escape(count_line(result))}</p>{table}"
+    )
+
+
 def render_audit_html(inputs: AuditInputs) -> str:
     manifest = inputs.manifest
     facts = "".join(
@@ -137,6 +164,7 @@ def render_audit_html(inputs: AuditInputs) -> str:
         f"<h2>Reproducibility check</h2><p class='verdict'>{html_text(inputs.check.summary.verdict)}</p>"
         f"<p>Target: <b>{inputs.check.target}</b> · {_html_counts(inputs.check)}</p>"
         + _html_findings(inputs.check)
+        + _html_advisories(inputs.advisories)
         + diff_html
         + "<h2>What was captured</h2><table><tr><th>collector</th><th>status</th><th>reason</th>"
         f"<th>time</th></tr>{collectors}</table>"
@@ -173,6 +201,11 @@ def render_audit_markdown(inputs: AuditInputs) -> str:
         "",
         render_markdown(inputs.check),
     ]
+    if inputs.advisories is not None:
+        lines += ["## Known bugs and default changes (envsnap audit)", ""]
+        lines += [count_line(inputs.advisories), ""]
+        if inputs.advisories.findings:
+            lines += [*markdown_table(inputs.advisories.findings), ""]
     if inputs.diff is not None:
         lines += [
             f"## Differences against {markdown_text(inputs.against or 'the other run')}",
