@@ -1,15 +1,19 @@
-"""The audit inside `envsnap diff` (an advisory on one side only is a ranked finding) and
-`envsnap report` (a section of advisories)."""
+"""The audit inside `envsnap diff` (an advisory on one side only is a ranked finding), `envsnap
+report` (a section of advisories) and `envsnap export cyclonedx` (the BOM's vulnerabilities)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from envsnap.audit import audit_document, load
 from envsnap.diff import diff_documents
-from tests.advisory_cases import CASES, FULL, edited, trigger
+from envsnap.manifest.model import manifest_from_document
+from tests.advisory_cases import CASES, FULL, edited, near_miss, trigger
 from tests.conftest import CliResult
 
 Run = Callable[..., CliResult]
@@ -66,3 +70,32 @@ def test_report_section_lists_exactly_the_advisories_the_audit_finds(
     listed = {row.split(" | ")[0].removeprefix("| ") for row in rows}
     assert listed == {f.id for f in audit_document(doc, load())}
     assert "ENVSNAP-2024-0009" in listed
+
+
+def test_cyclonedx_vulnerabilities_name_the_affected_components() -> None:
+    pytest.importorskip("cyclonedx")
+    from envsnap.interop.export.cyclonedx import to_cyclonedx_json, validate_cyclonedx_json
+
+    doc = trigger("ENVSNAP-2024-0001")
+    text = to_cyclonedx_json(manifest_from_document(doc, "hopper.json"))
+    assert validate_cyclonedx_json(text) is None
+    bom = json.loads(text)
+    refs = {c["bom-ref"] for c in bom["components"]} | {bom["metadata"]["component"]["bom-ref"]}
+    found = {v["id"]: v for v in bom["vulnerabilities"]}
+    expected = {f.id for f in audit_document(doc, load()) if f.status == "affected"}
+    assert set(found) == expected and "ENVSNAP-2024-0001" in found
+    sdpa = found["ENVSNAP-2024-0001"]
+    assert sdpa["affects"] == [{"ref": "pkg:torch"}]
+    assert sdpa["source"]["url"].startswith("https://github.com/pytorch/pytorch/")
+    assert {r["severity"] for r in sdpa["ratings"]} == {"high", "critical"}
+    assert "2.5.1" in sdpa["recommendation"]
+    assert all(t["ref"] in refs for v in bom["vulnerabilities"] for t in v["affects"])
+
+
+def test_cyclonedx_of_a_fixed_run_has_no_such_vulnerability() -> None:
+    pytest.importorskip("cyclonedx")
+    from envsnap.interop.export.cyclonedx import to_cyclonedx_json
+
+    text = to_cyclonedx_json(manifest_from_document(near_miss("ENVSNAP-2024-0001"), "m.json"))
+    ids = {v["id"] for v in json.loads(text).get("vulnerabilities", [])}
+    assert "ENVSNAP-2024-0001" not in ids

@@ -5,7 +5,8 @@ the NVIDIA driver a `device-driver`, the OS an `operating-system`; every data it
 component (its files nested, with their sha256 where the data was fully hashed); the CUDA
 libraries torch loads are `library` components. Run settings that have no component of their
 own (precision, parallel layout, seeds, determinism and TF32 state) become `envsnap:` properties
-on the BOM's metadata, one per scalar value.
+on the BOM's metadata, one per scalar value. Advisories of `envsnap audit` that apply to the
+run are the BOM's `vulnerabilities` (see envsnap/audit/cyclonedx.py).
 """
 
 from __future__ import annotations
@@ -207,9 +208,19 @@ def build_bom(manifest: Manifest) -> Any:
     # The run depends on everything it recorded; this also completes the dependency graph.
     bom.register_dependency(root, components)
     bom.metadata.timestamp = manifest.created_at
+    _add_advisories(bom, document, {str(c.bom_ref) for c in components}, str(root.bom_ref))
     for prop in props(iter(settings)):
         bom.metadata.properties.add(prop)
     return bom
+
+
+def _add_advisories(bom: Any, document: dict[str, Any], refs: set[str], root: str) -> None:
+    """The advisories of `envsnap audit` that apply, as the BOM's vulnerabilities."""
+    from envsnap.audit import audit_document, load
+    from envsnap.audit.cyclonedx import vulnerabilities
+
+    for vulnerability in vulnerabilities(audit_document(document, load()), refs, root):
+        bom.vulnerabilities.add(vulnerability)
 
 
 def to_cyclonedx_json(manifest: Manifest) -> str:
