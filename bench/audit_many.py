@@ -47,7 +47,7 @@ TARGET_S = 60.0
 
 
 def _variants() -> list[dict[str, Any]]:
-    from tests.advisory_cases import CASES, FULL, near_miss, trigger
+    from tests.helpers.advisories import CASES, FULL, near_miss, trigger
 
     return [FULL] + [trigger(i) for i in sorted(CASES)] + [near_miss(i) for i in sorted(CASES)]
 

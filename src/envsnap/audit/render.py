@@ -1,11 +1,11 @@
-"""Audit output as a rich table, markdown or JSON. Every manifest-derived value is escaped:
-rich markup and control characters in the table, markdown syntax in markdown."""
+"""Audit output as a rich table, markdown or JSON. Every manifest-derived value is escaped
+through envsnap.render.escape (control characters everywhere, a table cell's pipes and line
+breaks in markdown) and rich markup in the table."""
 
 from __future__ import annotations
 
 import io
 import json
-import re
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
@@ -13,18 +13,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from envsnap.audit.results import AuditFinding, AuditResult
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|])")
-
-
-def plain(text: str) -> str:
-    """Control characters shown as escapes, so a manifest cannot drive the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+from envsnap.render.escape import markdown_cell, terminal_text
 
 
 def _md(text: str) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", plain(text)).replace("\n", " ")
+    return markdown_cell(terminal_text(text))
 
 
 def why(finding: AuditFinding) -> str:
@@ -50,9 +43,9 @@ def render_table(results: Sequence[AuditResult]) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=140, color_system=None, soft_wrap=False)
     for result in results:
-        console.print(f"[bold]{escape(plain(result.source))}[/bold]: {count_line(result)}")
+        console.print(f"[bold]{escape(terminal_text(result.source))}[/bold]: {count_line(result)}")
         if result.error:
-            console.print(f"  error: {escape(plain(result.error))}")
+            console.print(f"  error: {escape(terminal_text(result.error))}")
         if not result.findings:
             continue
         table = Table(show_lines=True)
@@ -60,7 +53,10 @@ def render_table(results: Sequence[AuditResult]) -> str:
             table.add_column(column, overflow="fold")
         for f in result.findings:
             table.add_row(
-                *(escape(plain(t)) for t in (f.id, f.severity, f.status, f.summary, why(f), fix(f)))
+                *(
+                    escape(terminal_text(t))
+                    for t in (f.id, f.severity, f.status, f.summary, why(f), fix(f))
+                )
             )
         console.print(table)
     return buffer.getvalue()

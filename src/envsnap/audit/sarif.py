@@ -14,8 +14,9 @@ from typing import Any
 
 from envsnap._version import __version__
 from envsnap.audit.database import Database
-from envsnap.audit.render import fix, plain, why
+from envsnap.audit.render import fix, why
 from envsnap.audit.results import AuditFinding, AuditResult
+from envsnap.render.escape import terminal_text
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -27,9 +28,11 @@ def _rule(finding: AuditFinding) -> dict[str, Any]:
     return {
         "id": finding.id,
         "name": finding.id.replace("-", ""),
-        "shortDescription": {"text": plain(finding.summary)},
-        "fullDescription": {"text": plain(finding.details)},
-        "help": {"text": plain(f"{fix(finding)} References: {' '.join(finding.references)}")},
+        "shortDescription": {"text": terminal_text(finding.summary)},
+        "fullDescription": {"text": terminal_text(finding.details)},
+        "help": {
+            "text": terminal_text(f"{fix(finding)} References: {' '.join(finding.references)}")
+        },
         "helpUri": finding.references[0] if finding.references else None,
         "properties": {"tags": ["reproducibility", finding.category], **finding.severities},
     }
@@ -43,7 +46,7 @@ def _result(result: AuditResult, finding: AuditFinding, index: int) -> dict[str,
         "ruleIndex": index,
         "level": _LEVEL[finding.severity],
         "kind": "fail" if finding.status == "affected" else "review",
-        "message": {"text": plain(f"{prefix}{finding.summary} ({why(finding)})")},
+        "message": {"text": terminal_text(f"{prefix}{finding.summary} ({why(finding)})")},
         "locations": [
             {
                 "physicalLocation": {

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit, fail_on_option, target_option
+from envsnap.cli.options import (
+    emit,
+    fail_on_option,
+    format_option,
+    output_option,
+    target_option,
+)
 
 if TYPE_CHECKING:
     from envsnap.audit.results import AuditResult
@@ -44,20 +50,13 @@ def _failed(result: AuditResult, fail_on: Severity | None) -> bool:
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=True))
-@click.option(
-    "-f",
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "markdown", "json", "sarif"]),
-    default="table",
-    show_default=True,
-)
-@target_option
-@fail_on_option
+@format_option(("table", "markdown", "json", "sarif"))
+@target_option()
+@fail_on_option()
 @click.option("--ignore", multiple=True, metavar="ID", help="Skip this advisory (repeatable).")
 @click.option("--db", metavar="DIR", type=click.Path(file_okay=False), help="Advisory directory.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: CPUs).")
-@click.option("-o", "--output", metavar="FILE", help="Write here (atomically) instead of stdout.")
+@output_option()
 def audit(
     paths: tuple[str, ...],
     fmt: str,

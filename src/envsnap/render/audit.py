@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from envsnap.audit.render import count_line, fix, markdown_table, plain, why
+from envsnap.audit.render import count_line, fix, markdown_table, why
 from envsnap.audit.results import AuditResult
 from envsnap.diff.report import SEVERITIES, Report
 from envsnap.manifest.facts import key_facts
@@ -111,8 +111,7 @@ def _html_advisories(result: AuditResult | None) -> str:
     rows = "".join(
         f"<tr><td><span class='sev {f.severity}'>{f.severity}</span></td>"
         + "".join(
-            f"<td>{escape(plain(text))}</td>"
-            for text in (f.id, f.status, f.summary, why(f), fix(f))
+            f"<td>{html_text(text)}</td>" for text in (f.id, f.status, f.summary, why(f), fix(f))
         )
         + "</tr>"
         for f in result.findings
@@ -125,7 +124,7 @@ def _html_advisories(result: AuditResult | None) -> str:
     )
     return (
         "<h2>Known bugs and default changes (envsnap audit)</h2>"
-        f"<p>{escape(count_line(result))}</p>{table}"
+        f"<p>{html_text(count_line(result))}</p>{table}"
     )
 
 

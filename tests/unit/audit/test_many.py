@@ -11,7 +11,7 @@ import pytest
 from envsnap.audit import load, loads
 from envsnap.audit.many import audit_many, scan_many
 from envsnap.audit.sources import audit_path
-from tests.advisory_cases import CASES, FULL, near_miss, trigger
+from tests.helpers.advisories import CASES, FULL, near_miss, trigger
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return paths
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_many_path_equals_one_by_one(fleet: list[str], jobs: int) -> None:
     database = load()
     many = [r.model_dump() for r in audit_many(fleet, target="conclusion", jobs=jobs)]
@@ -35,6 +35,7 @@ def test_many_path_equals_one_by_one(fleet: list[str], jobs: int) -> None:
     assert sum(len(r["findings"]) for r in many) > len(fleet)  # the fleet does trigger
 
 
+@pytest.mark.slow
 def test_ignore_reaches_the_workers(fleet: list[str]) -> None:
     hits = {h.id for v in scan_many(fleet, ignore=["ENVSNAP-2024-0001"], jobs=2) for h in v.hits}
     assert "ENVSNAP-2024-0001" not in hits and "ENVSNAP-2024-0009" in hits

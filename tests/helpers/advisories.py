@@ -11,10 +11,11 @@ import copy
 import json
 from typing import Any
 
-from tests.conftest import FIXTURES
+from tests.helpers.manifests import FULL
+from tests.helpers.paths import FIXTURES
 
 DELETE = "__delete__"
-FULL: dict[str, Any] = json.loads((FIXTURES / "manifests" / "full.json").read_text("utf-8"))
+__all__ = ["CASES", "DELETE", "FULL", "edited", "near_miss", "trigger"]
 CASES: dict[str, dict[str, Any]] = json.loads(
     (FIXTURES / "audit" / "cases.json").read_text("utf-8")
 )

@@ -13,8 +13,8 @@ import pytest
 from envsnap.audit import audit_document, load
 from envsnap.audit.database import bundled
 from envsnap.manifest.model import manifest_from_document
-from tests.advisory_cases import CASES, FULL, near_miss, trigger
-from tests.conftest import REPO_ROOT
+from tests.helpers import REPO_ROOT
+from tests.helpers.advisories import CASES, FULL, near_miss, trigger
 
 OSV_SCHEMA = json.loads((REPO_ROOT / "tests" / "schemas" / "osv-schema.json").read_text("utf-8"))
 DB_FILES = sorted(
