@@ -18,6 +18,10 @@ from envsnap.audit.database import Advisory, Database
 from envsnap.audit.facts import Doc, Values, package_version
 from envsnap.audit.ranges import affected
 
+# Entries per cache of a plan: a fleet repeats a handful of versions, and one that does not
+# (every manifest a new version) must not grow a worker's memory without bound.
+CACHE_LIMIT = 65_536
+
 
 class Hit(NamedTuple):
     """An advisory that applies (`affected`) or may apply to one manifest, and why."""
@@ -61,6 +65,8 @@ class Plan:
         chosen = self._candidates.get(present)
         if chosen is None:
             picked = set(self.unconditional).union(*(self.by_package[n] for n in present))
+            if len(self._candidates) >= CACHE_LIMIT:
+                self._candidates.clear()
             chosen = self._candidates[present] = sorted(picked)
         return chosen
 
@@ -75,6 +81,8 @@ class Plan:
                 key = (index, entry, str(found[0]))
                 verdict = self._in_range.get(key)
                 if verdict is None:
+                    if len(self._in_range) >= CACHE_LIMIT:
+                        self._in_range.clear()
                     verdict = self._in_range[key] = affected(key[2], ranges)
                 if verdict:
                     return True

@@ -71,3 +71,20 @@ def test_bad_file_in_a_fleet_is_the_strict_readers_one_line_error(tmp_path: Path
     assert verdicts[0].error is None and verdicts[0].hits
     assert verdicts[1].error is not None and "not valid JSON" in verdicts[1].error
     assert "\n" not in verdicts[1].error
+
+
+def test_plan_caches_stay_bounded_when_every_manifest_has_a_new_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from envsnap.audit import scan as scan_module
+    from envsnap.audit.scan import Plan, scan
+    from tests.helpers.advisories import edited
+
+    monkeypatch.setattr(scan_module, "CACHE_LIMIT", 8)
+    plan = Plan(load())
+    hopper = trigger("ENVSNAP-2024-0001")
+    for patch in range(40):
+        doc = edited({"packages.installed.torch.version": f"2.5.{patch}"}, base=hopper)
+        hits = {h.id for h in scan(plan, doc)}
+        assert ("ENVSNAP-2024-0001" in hits) == (patch == 0)  # only 2.5.0 is affected
+        assert len(plan._in_range) <= 8 and len(plan._candidates) <= 8
