@@ -259,9 +259,10 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
-# Placed after every specific rule, in the stack category: at equal severity the finding that
-# names the changed setting or hardware ranks first, and the advisory follows as corroboration;
-# where the advisory is more severe (a known bug window), its own severity puts it on top.
+# An advisory that applies to one side only (envsnap.audit.diffhook). Latent: at equal
+# severity the finding that names the changed setting or hardware ranks first and the advisory
+# follows as corroboration; where the advisory is more severe (a known bug window), its own
+# severity puts it on top.
 ADVISORY_RULES: tuple[Rule, ...] = (
     Rule(
         id="advisory.one-side",
@@ -274,5 +275,9 @@ ADVISORY_RULES: tuple[Rule, ...] = (
         fix="Run `envsnap audit` on both manifests for the advisory's details and workaround.",
         refs=("envsnap audit database (src/envsnap/audit/db)",),
         derived=True,
+        per="path",  # one finding per package whose version flips advisories
+        # The audit shows exposure (the conditions of a known bug hold), not that the bug acted
+        # on this run; at equal severity the finding naming the change itself ranks first.
+        latent=True,
     ),
 )
