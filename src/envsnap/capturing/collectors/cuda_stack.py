@@ -26,6 +26,7 @@ from pathlib import Path
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector
 from envsnap.capturing.collectors.packages import conda_packages
+from envsnap.manifest import build_tags
 from envsnap.manifest.sections.cuda_stack import (
     CudaStackSection,
     Library,
@@ -134,16 +135,8 @@ def find_torch(site_dirs: Sequence[Path], conda_prefix: Path | None) -> TorchFil
 
 
 def build_tag(torch: TorchFiles) -> str | None:
-    """'cu121', 'cpu', 'rocm6.0': the local version tag, else derived from version.py."""
-    if torch.version and "+" in torch.version:
-        return torch.version.split("+", 1)[1]
-    if torch.cuda:
-        return "cu" + torch.cuda.replace(".", "")
-    if torch.hip:
-        return "rocm" + ".".join(torch.hip.split(".")[:2])
-    if torch.version is not None:
-        return "cpu"
-    return None
+    """'cu121', 'cpu', 'rocm6.0': the wheel tag, else derived from version.py (see build_tags)."""
+    return build_tags.build_tag(torch.version, torch.cuda, torch.hip)
 
 
 def _under(path: Path, root: Path) -> bool:
