@@ -65,6 +65,19 @@ CONDA_NAMES: dict[str, str] = {
     "cuda-cupti": "cuda_cupti",
     "triton": "triton",
 }
+# The pre-2023 conda `cudatoolkit` package (defaults and conda-forge) ships the CUDA runtime
+# libraries in one package, versioned as the toolkit: libcudart, libcublas(Lt), libcufft,
+# libcurand, libcusolver, libcusparse, libnvrtc
+# (https://docs.nvidia.com/cuda/cuda-installation-guide-linux/#conda-installation).
+CUDATOOLKIT_COMPONENTS = (
+    "cuda_runtime",
+    "cublas",
+    "cufft",
+    "curand",
+    "cusolver",
+    "cusparse",
+    "cuda_nvrtc",
+)
 TRITON_DISTS = ("triton", "pytorch_triton", "pytorch_triton_rocm")
 # Directories the loader searches after LD_LIBRARY_PATH when ld.so.conf is absent or partial.
 DEFAULT_LIB_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
@@ -238,6 +251,18 @@ def conda_copies(prefix: Path) -> dict[str, LibraryCopy]:
         if component:
             copies[component] = LibraryCopy(
                 source="conda", version=record.version, package=name, path=str(prefix / "lib")
+            )
+    toolkit = records.get("cudatoolkit")
+    if toolkit is not None:
+        for component in CUDATOOLKIT_COMPONENTS:  # a split package, when present, wins
+            copies.setdefault(
+                component,
+                LibraryCopy(
+                    source="conda",
+                    version=toolkit.version,
+                    package="cudatoolkit",
+                    path=str(prefix / "lib"),
+                ),
             )
     return copies
 

@@ -164,6 +164,26 @@ def test_conda_torch_prefers_ld_library_path_then_env_lib(tmp_path: Path) -> Non
     assert section.libraries["cudnn"].version == "8.6.0"  # the system copy is loaded first
 
 
+def test_conda_cudatoolkit_provides_the_toolkit_and_cublas(tmp_path: Path) -> None:
+    # The conda records of a real torch 1.6 environment (collect_env listing in
+    # aca10jl/NVIDIA_GPU_Performance_Test, Results/P2PBandwidthLatency/Workspace.md).
+    prefix = tmp_path / "conda-env"
+    site = prefix / "lib" / "python3.7" / "site-packages"
+    make_torch(site, "1.6.0", "10.1")
+    make_conda(
+        prefix,
+        "pytorch-1.6.0-py3.7_cuda10.1.243_cudnn7.6.3_0",
+        "cudatoolkit-10.1.243-h6bb024c_0",
+    )
+    section = read_stack([site], {}, prefix, empty_etc(tmp_path))
+    assert section.torch_build == "cu101"
+    for component in ("cublas", "cuda_runtime", "cufft", "cusolver"):
+        library = section.libraries[component]
+        assert library.selected is not None, component
+        assert (library.version, library.selected.package) == ("10.1.243", "cudatoolkit")
+    assert section.libraries["nccl"].selected is None  # cudatoolkit does not ship NCCL
+
+
 def test_cpu_and_rocm_builds_load_no_cuda_library(tmp_path: Path) -> None:
     site = tmp_path / "cpu"
     make_torch(site, "2.13.0+cpu", None)
