@@ -1,7 +1,10 @@
 """GPU reference data: compute capability -> architecture and precision features, and names -> CC.
 
 Kept as data so the collectors, the differ and the importers of other tools' reports all read the
-same facts. Sources:
+same facts. The product table (gpu_models.json) lists NVIDIA GPUs from Kepler to Blackwell with
+the names drivers print, compute capability, architecture and SM count, each entry with the URL
+of its public source; entries no first-party datasheet confirms are marked `uncertain`. Sources
+of the thresholds below:
 
 - compute capabilities: NVIDIA "CUDA GPU Compute Capability" (https://developer.nvidia.com/cuda-gpus)
   and the legacy list (https://developer.nvidia.com/cuda-legacy-gpus);
@@ -10,14 +13,16 @@ same facts. Sources:
   https://nvidia.github.io/TransformerEngine/support_matrix.html);
 - flash SDPA "only supports gpu architectures in the range [sm80, sm121]" (PyTorch
   aten/src/ATen/native/transformers/cuda/sdp_utils.cpp).
-
-A10G, A800, H800 and H20 are not on NVIDIA's list; they are assumed to match their base parts.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
 
 # Capability thresholds, as (major, minor).
 TF32_MIN = (8, 0)
@@ -63,34 +68,111 @@ _ARCH_BY_MAJOR: dict[int, str] = {
     12: "Blackwell",
 }
 
-# Product-name patterns -> compute capability, first match wins, so more specific names come
-# before the names they contain ("RTX 6000 Ada" before "Quadro RTX 6000", "GB200" is kept apart
-# from "B200" by the word boundary).
-MODEL_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), cc)
-    for pattern, cc in (
-        (r"\bRTX PRO \d{4}\b.*Blackwell", "12.0"),
-        (r"\bRTX 50\d0\b", "12.0"),
-        (r"\bGB10\b", "12.1"),
-        (r"\bG?B300\b", "10.3"),
-        (r"\bG?B200\b", "10.0"),
-        (r"\bGH200\b", "9.0"),
-        (r"\bH(100|200|800|20)\b", "9.0"),
-        (r"\bRTX 6000 Ada\b", "8.9"),
-        (r"\bRTX 40\d0\b", "8.9"),
-        (r"\bL(4|40|40S)\b", "8.9"),
-        (r"\bA(100|800|30)\b", "8.0"),
-        (r"\bRTX A\d{4}\b", "8.6"),
-        (r"\bRTX 30\d0\b", "8.6"),
-        (r"\bA(10G?|40|16|2)\b", "8.6"),
-        (r"\bT4\b", "7.5"),
-        (r"\bRTX 20\d0\b", "7.5"),
-        (r"\bQuadro RTX\b", "7.5"),
-        (r"\bV100\b", "7.0"),
-        (r"\bGV100\b", "7.0"),
-        (r"\bTITAN V\b", "7.0"),
+
+@dataclass(frozen=True)
+class GpuModel:
+    """One entry of the GPU table (gpu_models.json), as a name resolves to it."""
+
+    name: str
+    variants: tuple[str, ...]
+    compute_capability: str
+    architecture: str
+    sm_count: int | None
+    segment: str
+    source: str
+    uncertain: bool
+    note: str | None
+
+
+_NVIDIA_PREFIX = re.compile(r"^nvidia\s+")
+_SPACES = re.compile(r"[\s_]+")
+
+
+def normalize_name(name: str) -> str:
+    """'NVIDIA GeForce  RTX 3090' -> 'geforce rtx 3090': the key names are matched by."""
+    return _NVIDIA_PREFIX.sub("", _SPACES.sub(" ", name.strip().lower()))
+
+
+@cache
+def models() -> tuple[GpuModel, ...]:
+    """Every entry of the table, in file order."""
+    text = resources.files("envsnap.manifest").joinpath("gpu_models.json").read_text("utf-8")
+    return tuple(
+        GpuModel(
+            name=entry["name"],
+            variants=tuple(entry["variants"]),
+            compute_capability=entry["compute_capability"],
+            architecture=entry["architecture"],
+            sm_count=entry["sm_count"],
+            segment=entry["segment"],
+            source=entry["source"],
+            uncertain=entry["uncertain"],
+            note=entry.get("note"),
+        )
+        for entry in json.loads(text)["models"]
     )
-)
+
+
+@cache
+def _index() -> dict[str, tuple[GpuModel, ...]]:
+    """Normalized name or variant -> the entries that use it (a few variants are shared)."""
+    index: dict[str, list[GpuModel]] = {}
+    for model in models():
+        for label in (model.name, *model.variants):
+            matches = index.setdefault(normalize_name(label), [])
+            if model not in matches:
+                matches.append(model)
+    return {key: tuple(value) for key, value in index.items()}
+
+
+def _contained(key: str, name: str) -> bool:
+    """`key` occurs in `name` as whole words ('v100' in 'tesla v100-sxm2-32gb', not 'a10' in
+    'a100')."""
+    return re.search(rf"(?<![0-9a-z]){re.escape(key)}(?![0-9a-z])", name) is not None
+
+
+def lookup(name: str) -> tuple[GpuModel, ...]:
+    """The table entries a printed GPU name denotes: the exact name or variant, else the
+    longest variant the name contains as whole words. Empty when none does."""
+    key = normalize_name(name)
+    index = _index()
+    if key in index:
+        return index[key]
+    contained = [variant for variant in index if _contained(variant, key)]
+    if not contained:
+        return ()
+    return index[max(contained, key=len)]
+
+
+@dataclass(frozen=True)
+class NameFacts:
+    """What a GPU name alone says; a field is None when the matching entries disagree."""
+
+    compute_capability: str | None
+    architecture: str | None
+    sm_count: int | None
+    uncertain: bool
+
+
+def facts_for_name(name: str) -> NameFacts | None:
+    """Compute capability, architecture and SM count for a GPU name; None when not in the table.
+
+    A shared variant (e.g. 'Orin') gives its compute capability but no SM count when the boards
+    that print it differ there.
+    """
+    found = lookup(name)
+    if not found:
+        return None
+
+    def agreed(values: set[Any]) -> Any:
+        return next(iter(values)) if len(values) == 1 else None
+
+    return NameFacts(
+        compute_capability=agreed({m.compute_capability for m in found}),
+        architecture=agreed({m.architecture for m in found}),
+        sm_count=agreed({m.sm_count for m in found}),
+        uncertain=any(m.uncertain for m in found),
+    )
 
 
 def parse_cc(cc: str) -> tuple[int, int]:
@@ -127,7 +209,5 @@ def capabilities(cc: str) -> Capabilities:
 
 def cc_for_name(name: str) -> str | None:
     """Compute capability from a GPU product name ('NVIDIA A100-SXM4-80GB' -> '8.0')."""
-    for pattern, cc in MODEL_PATTERNS:
-        if pattern.search(name):
-            return cc
-    return None
+    facts = facts_for_name(name)
+    return facts.compute_capability if facts else None

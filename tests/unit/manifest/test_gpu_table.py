@@ -44,9 +44,50 @@ def test_unknown_name_is_none() -> None:
     assert gpu_table.cc_for_name("Matrox G200eW") is None
 
 
-def test_every_pattern_target_has_an_architecture() -> None:
-    for _, cc in gpu_table.MODEL_PATTERNS:
-        assert cc in gpu_table.ARCHITECTURES
+def test_every_entry_agrees_with_the_capability_table_and_cites_a_source() -> None:
+    entries = gpu_table.models()
+    assert len(entries) >= 170
+    for entry in entries:
+        assert gpu_table.arch_name(entry.compute_capability) == entry.architecture, entry.name
+        assert entry.source.startswith("https://"), entry.name
+        assert entry.uncertain == bool(entry.note and entry.note.lower().startswith("uncertain"))
+    architectures = {entry.architecture for entry in entries}
+    assert {"Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ampere"} <= architectures
+    assert {"Ada Lovelace", "Hopper", "Blackwell"} <= architectures
+    segments = {entry.segment for entry in entries}
+    assert {"geforce", "titan", "quadro", "rtx-pro", "datacenter", "embedded"} <= segments
+
+
+@pytest.mark.parametrize(
+    ("name", "cc", "arch", "sms"),
+    [
+        # Names the issue found missing: GTX 10xx/16xx, TITAN X/Xp, TITAN RTX.
+        ("GeForce GTX 1080 Ti", "6.1", "Pascal", 28),
+        ("NVIDIA GeForce GTX 1660 SUPER", "7.5", "Turing", 22),
+        ("TITAN Xp", "6.1", "Pascal", 30),
+        ("GeForce GTX TITAN X", "5.2", "Maxwell", 24),
+        ("NVIDIA TITAN X (Pascal)", "6.1", "Pascal", 28),
+        ("TITAN RTX", "7.5", "Turing", 72),
+        ("Tesla K80", "3.7", "Kepler", 13),
+        # A longer printed name resolves to the variant it contains, never a shorter model.
+        ("Tesla V100-SXM2-16GB", "7.0", "Volta", 80),
+        ("NVIDIA A100-SXM4-80GB", "8.0", "Ampere", 108),
+    ],
+)
+def test_names_resolve_to_architecture_and_sm_count(
+    name: str, cc: str, arch: str, sms: int
+) -> None:
+    facts = gpu_table.facts_for_name(name)
+    assert facts is not None
+    assert (facts.compute_capability, facts.architecture, facts.sm_count) == (cc, arch, sms)
+
+
+def test_a_shared_variant_gives_no_sm_count_and_uncertain_entries_are_marked() -> None:
+    orin = gpu_table.facts_for_name("Orin")
+    assert orin is not None and orin.compute_capability == "8.7" and orin.sm_count is None
+    h20 = gpu_table.facts_for_name("NVIDIA H20")
+    assert h20 is not None and h20.uncertain
+    assert gpu_table.facts_for_name("NVIDIA A10") != gpu_table.facts_for_name("NVIDIA A100")
 
 
 @pytest.mark.parametrize(

@@ -6,22 +6,24 @@ from dataclasses import asdict
 from typing import Any
 
 from envsnap.interop.importers.base import Imported
-from envsnap.manifest.gpu_table import arch_name, capabilities, cc_for_name
+from envsnap.manifest.gpu_table import arch_name, capabilities, facts_for_name
 from envsnap.manifest.sections.gpu import GpuDevice
 
 
 def from_name(name: str | None) -> dict[str, Any]:
-    """Compute capability, architecture and precision features derived from a product name.
+    """Compute capability, architecture, SM count and precision features from a product name.
 
-    All three are null when the name is not in the GPU table: a name alone is not enough to
-    say more, and nothing is guessed.
+    All are null when the name is not in the GPU table: a name alone is not enough to say
+    more, and nothing is guessed.
     """
-    cc = cc_for_name(name) if name else None
+    facts = facts_for_name(name) if name else None
+    cc = facts.compute_capability if facts else None
     caps = capabilities(cc) if cc else None
     return {
         "compute_capability": cc,
-        "arch": arch_name(cc) if cc else None,
+        "arch": (facts.architecture if facts else None) or (arch_name(cc) if cc else None),
         "capabilities": asdict(caps) if caps else None,
+        "sm_count": facts.sm_count if facts else None,
     }
 
 

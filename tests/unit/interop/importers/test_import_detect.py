@@ -58,8 +58,10 @@ def test_unknowns_say_which_source_did_not_state_them() -> None:
     assert manifest.collectors["seeds"].status == "skipped"
     assert manifest.collectors["seeds"].reason == "not stated in collect_env report"
     assert manifest.gpu is not None
-    assert manifest.gpu.unknown["devices.0.sm_count"] == "not stated in collect_env report"
-    assert manifest.gpu.devices["0"].sm_count is None
+    assert (
+        manifest.gpu.unknown["devices.0.memory_total_bytes"] == "not stated in collect_env report"
+    )
+    assert manifest.gpu.devices["0"].memory_total_bytes is None
 
 
 def test_import_is_deterministic_apart_from_the_clock() -> None:
