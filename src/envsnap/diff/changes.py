@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from envsnap.manifest.sections import SECTION_MODELS
@@ -37,6 +37,8 @@ class Change:
     b: Any = None
     side: Literal["a", "b", None] = None
     reason: str | None = None
+    # The side lacking the value is an imported record whose format cannot state it.
+    record_gap: bool = False
 
     @property
     def dotted(self) -> str:
@@ -166,4 +168,15 @@ def compute_changes(doc_a: dict[str, Any], doc_b: dict[str, Any]) -> list[Change
             changes.append(Change((key,), "uncaptured", a, b, side, reason))
             continue
         changes.extend(_walk(a, b, (key,)))
-    return changes
+    return [_mark_record_gap(change, doc_a, doc_b) for change in changes]
+
+
+def _mark_record_gap(change: Change, doc_a: dict[str, Any], doc_b: dict[str, Any]) -> Change:
+    """Flag a value missing because the side lacking it was imported from another tool's
+    record, which does not state it (a limit of that format, not a collector left off)."""
+    if change.kind != "uncaptured":
+        return change
+    missing = doc_a if change.side == "a" else doc_b
+    if not missing.get("imported_from"):
+        return change
+    return replace(change, record_gap=True)

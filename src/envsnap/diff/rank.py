@@ -88,6 +88,10 @@ def _uncaptured_hit(change: Change) -> Hit:
             if SEVERITY_RANK[rule.severity[index]] > SEVERITY_RANK[worst]:
                 worst = rule.severity[index]
         worst = _cap(worst)
+        if change.record_gap and target != "bitwise":
+            # What a collect_env report, W&B or MLflow run cannot state is listed, not ranked:
+            # the record's format is the cause, and no capture setting would fill it.
+            worst = "low" if SEVERITY_RANK[worst] > SEVERITY_RANK["low"] else worst
         severity.append(worst if target == "bitwise" else _step_down(worst))
     missing = where("a" if change.side == "a" else "b", "in")
     why = f" ({change.reason})" if change.reason else ""

@@ -91,6 +91,16 @@ class ImportedFrom(Model):
     format: str = Field(description="Source format (collect-env, wandb, mlflow).")
     source: str = Field(description="Name of the source file or directory.")
     sha256: str = Field(description="sha256 of the source bytes.")
+    facts: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Facts the source states that no section field holds (e.g. collect_env's "
+        "GCC version or 'Is CUDA available'): the import's own record, never job configuration.",
+    )
+    sections: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Stated values of sections the source does not state enough of to build "
+        "(e.g. the torch version of a collect_env report, without the runtime flags), by section.",
+    )
 
 
 def _iso_datetime(value: object) -> object:

@@ -2,7 +2,9 @@
 
 An importer reads a foreign record (a collect_env report, a W&B run, an MLflow run) into an
 `Imported` value: plain per-section facts plus, per section, the fields the record does not
-state and why. `to_manifest` fits those facts onto the manifest's section models. A field the
+state and why. `to_manifest` fits those facts onto the manifest's section models; what fits no
+section is kept under `imported_from` (the import's own record, which a comparison treats as
+bookkeeping, never as job configuration). A field the
 record does not state is null with its reason in the section's `unknown`; a section the record
 says nothing about is null with a `skipped` collector record that names the source, so a
 comparison can say "not stated in B's collect_env report" instead of treating two unknowns as
@@ -41,10 +43,6 @@ SOURCE_LABELS: dict[str, str] = {
     "wandb": "W&B run metadata",
     "mlflow": "MLflow run",
 }
-# `extra` keys: facts the source states that no section field holds, and the stated values of
-# sections whose model needs more than the source states.
-EXTRA_FACTS = "imported_facts"
-EXTRA_SECTIONS = "imported_sections"
 
 
 def not_stated(fmt: str) -> str:
@@ -196,7 +194,7 @@ def to_manifest(imported: Imported, source: Source, redactor: Redactor | None = 
         records[name] = CollectorRecord(
             status="skipped",
             reason=f"{reason}: {', '.join(result)} (stated values are kept in "
-            f"extra.{EXTRA_SECTIONS}.{name})",
+            f"imported_from.sections.{name})",
             duration_ms=0.0,
         )
         stated = _stated(values)
@@ -216,12 +214,13 @@ def to_manifest(imported: Imported, source: Source, redactor: Redactor | None = 
             pid=None,
         ),
         collectors=records,
-        imported_from=ImportedFrom(format=fmt, source=source.path.name, sha256=source.sha256),
-        extra={
-            key: value
-            for key, value in ((EXTRA_FACTS, imported.facts), (EXTRA_SECTIONS, unplaced))
-            if value
-        },
+        imported_from=ImportedFrom(
+            format=fmt,
+            source=source.path.name,
+            sha256=source.sha256,
+            facts=imported.facts,
+            sections=unplaced,
+        ),
         **built,
     )
     # Imported records are scrubbed like captures: a token may sit in any field of the source.

@@ -276,7 +276,7 @@ class _Mapper:
             }
         else:
             self.out.put_unknown("code", "dirty", f"no non-empty {DIFF} beside the W&B metadata")
-        reason = "W&B's diff.patch is `git diff HEAD` without --binary; its digest is in extra"
+        reason = "W&B's diff.patch is `git diff HEAD` without --binary; its digest is in imported_from.facts"
         self.out.put_unknown("code", "diff_sha256", reason)
         self.out.put_unknown("code", "diff_bytes", reason)
 

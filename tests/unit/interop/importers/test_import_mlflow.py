@@ -77,7 +77,8 @@ def test_real_file_store_run(mlflow_run: tuple[Path, Path]) -> None:
     assert stated(manifest, "packages", "installed.mlflow.version") == "3.17.2"
     assert manifest.system is None and manifest.gpu is None
     assert manifest.collectors["gpu"].reason == "not stated in MLflow run"
-    assert manifest.extra["imported_facts"]["mlflow_run_id"] == run_dir.name  # type: ignore[index]
+    assert manifest.imported_from is not None
+    assert manifest.imported_from.facts["mlflow_run_id"] == run_dir.name
 
 
 @pytest.mark.slow
@@ -114,7 +115,8 @@ def test_mlflow3_logged_model_layout() -> None:
     # The other model belongs to another run and must not leak in.
     with pytest.raises(KeyError):
         stated(manifest, "packages", "installed.scikit-learn")
-    facts = manifest.extra["imported_facts"]
+    assert manifest.imported_from is not None
+    facts = manifest.imported_from.facts
     assert facts["mlflow_git_repo_url"] == "https://<redacted>@github.com/acme/nlp"  # type: ignore[index]
 
 

@@ -179,7 +179,8 @@ def test_gpu_run_maps_devices_through_the_gpu_table() -> None:
     assert "alice@example.com" not in text and "alice" not in manifest.run.argv
     assert "hf_" not in text
     assert stated(manifest, "packages", "installed.torch.version") == "2.5.1+cu124"
-    assert manifest.extra["imported_facts"]["wandb_slurm"]["job_id"] == "4242"  # type: ignore[index]
+    assert manifest.imported_from is not None
+    assert manifest.imported_from.facts["wandb_slurm"]["job_id"] == "4242"
 
 
 def test_legacy_metadata_from_the_python_service() -> None:
