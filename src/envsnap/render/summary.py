@@ -21,10 +21,11 @@ def _section_line(name: str, section: Any) -> str:
     if name == "code":
         state = {True: "dirty", False: "clean", None: "dirty state unknown"}[section.dirty]
         where = section.branch or "detached HEAD"
-        return f"{section.commit[:12]} on {where}, {state}, {_v(section.untracked_count)} untracked"
+        commit = (section.commit or "?")[:12]
+        return f"{commit} on {where}, {state}, {_v(section.untracked_count)} untracked"
     if name == "python":
         return (
-            f"{_v(section.implementation)} {section.version} ({_v(section.environment)}) "
+            f"{_v(section.implementation)} {_v(section.version)} ({_v(section.environment)}) "
             f"{_v(section.executable)}"
         )
     if name == "packages":
@@ -33,9 +34,10 @@ def _section_line(name: str, section: Any) -> str:
     if name == "system":
         cpu = section.cpu
         return (
-            f"{section.os_release or section.os} kernel {section.kernel}, {section.libc or 'libc ?'}; "
-            f"{cpu.model or cpu.architecture} ({_v(cpu.usable_cores)}/{_v(cpu.logical_cores)} "
-            f"cores, {', '.join(cpu.isa_flags[:6]) or 'no ISA flags'})"
+            f"{_v(section.os_release or section.os)} kernel {_v(section.kernel)}, "
+            f"{section.libc or 'libc ?'}; {_v(cpu.model or cpu.architecture)} "
+            f"({_v(cpu.usable_cores)}/{_v(cpu.logical_cores)} cores, "
+            f"{', '.join(cpu.isa_flags[:6]) or 'no ISA flags'})"
         )
     if name == "env":
         shown = ", ".join(f"{k}={v}" for k, v in list(section.variables.items())[:4])
