@@ -27,9 +27,9 @@ def resolve(document: Any, path: str) -> Any:
 
 
 def stated(manifest: Manifest, section: str, path: str) -> Any:
-    """A stated value wherever the manifest holds it: the section, or `extra` when the section
-    model needs more than the record states."""
+    """A stated value wherever the manifest holds it: the section, or `imported_from.sections`
+    when the section model needs more than the record states."""
     document = manifest.to_document()
     if document.get(section) is not None:
         return resolve(document[section], path)
-    return resolve(document["extra"]["imported_sections"][section], path)
+    return resolve(document["imported_from"]["sections"][section], path)
