@@ -64,16 +64,31 @@ def model_device(params: Iterable[Any]) -> str | None:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
-def _autocast(torch: Any) -> dict[str, AutocastState]:
-    states: dict[str, AutocastState] = {}
-    for device in _AUTOCAST_DEVICES:
+# Before torch 2.4 autocast was read per backend: is_autocast_enabled() meant CUDA, and the
+# dtype came from get_autocast_gpu_dtype() / get_autocast_cpu_dtype().
+_LEGACY_AUTOCAST = {
+    "cpu": ("is_autocast_cpu_enabled", "get_autocast_cpu_dtype"),
+    "cuda": ("is_autocast_enabled", "get_autocast_gpu_dtype"),
+}
+
+
+def _autocast_of(torch: Any, device: str) -> AutocastState | None:
+    try:
+        enabled = bool(torch.is_autocast_enabled(device))
+        dtype = dtype_name(torch.get_autocast_dtype(device))
+    except (TypeError, RuntimeError, AttributeError):
+        enabled_name, dtype_fn = _LEGACY_AUTOCAST[device]
         try:
-            enabled = bool(torch.is_autocast_enabled(device))
-            dtype = dtype_name(torch.get_autocast_dtype(device))
+            enabled = bool(getattr(torch, enabled_name)())
+            dtype = dtype_name(getattr(torch, dtype_fn)())
         except (TypeError, RuntimeError, AttributeError):
-            continue  # older torch without the device-type signature, or no such backend
-        states[device] = AutocastState(enabled=enabled, dtype=dtype)
-    return states
+            return None  # no such backend in this torch
+    return AutocastState(enabled=enabled, dtype=dtype)
+
+
+def _autocast(torch: Any) -> dict[str, AutocastState]:
+    states = {device: _autocast_of(torch, device) for device in _AUTOCAST_DEVICES}
+    return {device: state for device, state in states.items() if state is not None}
 
 
 def _scaler(scaler: Any) -> ScalerState:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, TypeVar
 
@@ -22,6 +23,7 @@ from envsnap.manifest.sections.torch_runtime import (
     CompileSettings,
     CudnnFlags,
     Determinism,
+    EffectivePrecision,
     MatmulFlags,
     SdpaFlags,
     TorchBuild,
@@ -71,6 +73,19 @@ INDUCTOR_KEYS = (
 )
 
 
+def _method(owner: Any, path: str) -> Callable[[], Any]:
+    """`owner.<path>()` ('backends.cpu.get_cpu_capability'), looked up only when called: inside
+    the reader's guard, so an API this torch lacks costs one field instead of the section."""
+
+    def call() -> Any:
+        target = owner
+        for part in path.split("."):
+            target = getattr(target, part)
+        return target()
+
+    return call
+
+
 class _Reader:
     """Reads one torch value; a failure is recorded on that field and the default returned."""
 
@@ -81,8 +96,14 @@ class _Reader:
         try:
             return fn()
         except Exception as exc:  # torch raises RuntimeError, AttributeError, AssertionError...
-            self.unknown[key] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+            first_line = (str(exc).splitlines() or [""])[0][:200]
+            self.unknown[key] = f"{type(exc).__name__}: {first_line}"
             return default
+
+    def flag(self, key: str, fn: Callable[[], Any]) -> bool | None:
+        """A boolean setting; null (with the reason) when this torch does not have it."""
+        value = self.get(key, fn, None)
+        return None if value is None else bool(value)
 
 
 def import_torch(context: CaptureContext) -> tuple[ModuleType, Literal["job", "envsnap"]]:
@@ -132,15 +153,16 @@ def parse_config(text: str) -> tuple[dict[str, str], str | None, str | None]:
 def _build(torch: Any, reader: _Reader) -> TorchBuild:
     text = reader.get("build", lambda: str(torch.__config__.show()), "")
     settings, onednn, openmp = parse_config(text)
-    arch_flags = getattr(torch._C, "_cuda_getArchFlags", None)
+    arch_flags = getattr(getattr(torch, "_C", None), "_cuda_getArchFlags", None)
     arch = reader.get("build.cuda_arch_list", lambda: arch_flags() if arch_flags else "", "")
+    backends = torch.backends
     return TorchBuild(
         blas=settings.get("BLAS_INFO") or None,
         lapack=settings.get("LAPACK_INFO") or None,
         onednn=onednn,
         openmp=openmp,
-        mkl=bool(torch.backends.mkl.is_available()),
-        mkldnn=bool(torch.backends.mkldnn.is_available()),
+        mkl=reader.flag("build.mkl", _method(backends, "mkl.is_available")),
+        mkldnn=reader.flag("build.mkldnn", _method(backends, "mkldnn.is_available")),
         cuda_arch_list=sorted(str(arch or "").split()),
         settings={key: settings[key] for key in BUILD_SETTING_KEYS if key in settings},
     )
@@ -159,10 +181,10 @@ def _compile(reader: _Reader) -> CompileSettings | None:
 
 
 def _nccl(torch: Any, reader: _Reader) -> str | None:
-    if not hasattr(torch._C, "_nccl_version"):
+    if not hasattr(getattr(torch, "_C", None), "_nccl_version"):
         reader.unknown["nccl_version"] = "this torch is built without NCCL"
         return None
-    version = reader.get("nccl_version", torch.cuda.nccl.version, None)
+    version = reader.get("nccl_version", _method(torch, "cuda.nccl.version"), None)
     if isinstance(version, tuple):
         return ".".join(str(part) for part in version)
     return str(version) if version is not None else None
@@ -185,92 +207,166 @@ def _devices(
     return visible_devices(env)
 
 
-def read_torch(
-    torch: Any, env: Mapping[str, str], imported_by: Literal["job", "envsnap"]
-) -> TorchSection:
-    """The section from a torch module, without initialising CUDA."""
-    reader = _Reader()
-    backends = torch.backends
-    cuda_built = bool(backends.cuda.is_built())
-    initialized = bool(torch.cuda.is_initialized())
+def _cudnn(backends: Any, reader: _Reader) -> CudnnFlags:
+    cudnn = backends.cudnn
+    return CudnnFlags(
+        enabled=reader.flag("cudnn.enabled", lambda: cudnn.enabled),
+        benchmark=reader.flag("cudnn.benchmark", lambda: cudnn.benchmark),
+        deterministic=reader.flag("cudnn.deterministic", lambda: cudnn.deterministic),
+        allow_tf32=reader.flag("cudnn.allow_tf32", lambda: cudnn.allow_tf32),
+        available=reader.flag("cudnn.available", _method(cudnn, "is_available")),
+        version=reader.get("cudnn.version", _method(cudnn, "version"), None),
+    )
+
+
+def _matmul(torch: Any, reader: _Reader) -> MatmulFlags:
+    matmul = torch.backends.cuda.matmul
+
+    def text(key: str, fn: Callable[[], Any]) -> str | None:
+        value = reader.get(key, fn, None)
+        return None if value is None else str(value)
+
+    return MatmulFlags(
+        allow_tf32=reader.flag("matmul.allow_tf32", lambda: matmul.allow_tf32),
+        allow_fp16_reduced_precision_reduction=text(
+            "matmul.allow_fp16_reduced_precision_reduction",
+            lambda: matmul.allow_fp16_reduced_precision_reduction,
+        ),
+        allow_bf16_reduced_precision_reduction=text(
+            "matmul.allow_bf16_reduced_precision_reduction",
+            lambda: matmul.allow_bf16_reduced_precision_reduction,
+        ),
+        # Added in torch 2.7: absent before, which is not a failure worth a reason.
+        allow_fp16_accumulation=getattr(matmul, "allow_fp16_accumulation", None),
+        float32_matmul_precision=text(
+            "matmul.float32_matmul_precision", _method(torch, "get_float32_matmul_precision")
+        ),
+    )
+
+
+def _sdpa(backends: Any, reader: _Reader) -> SdpaFlags:
+    # Scaled-dot-product attention arrived in torch 2.0; cuDNN attention and the reduction
+    # switch later. Each flag is read on its own so one missing API costs only its field.
+    cuda = backends.cuda
+    return SdpaFlags(
+        flash=reader.flag("sdpa.flash", _method(cuda, "flash_sdp_enabled")),
+        mem_efficient=reader.flag("sdpa.mem_efficient", _method(cuda, "mem_efficient_sdp_enabled")),
+        math=reader.flag("sdpa.math", _method(cuda, "math_sdp_enabled")),
+        cudnn=reader.flag("sdpa.cudnn", _method(cuda, "cudnn_sdp_enabled")),
+        fp16_bf16_reduction_math=reader.flag(
+            "sdpa.fp16_bf16_reduction_math",
+            _method(cuda, "fp16_bf16_reduction_math_sdp_allowed"),
+        ),
+    )
+
+
+def _determinism(torch: Any, reader: _Reader) -> Determinism:
+    debug_mode = reader.get(
+        "deterministic.debug_mode", lambda: int(torch.get_deterministic_debug_mode()), None
+    )
+    return Determinism(
+        algorithms=reader.flag(
+            "deterministic.algorithms", _method(torch, "are_deterministic_algorithms_enabled")
+        ),
+        warn_only=reader.flag(
+            "deterministic.warn_only",
+            _method(torch, "is_deterministic_algorithms_warn_only_enabled"),
+        ),
+        debug_mode=debug_mode,
+        fill_uninitialized_memory=reader.flag(
+            "deterministic.fill_uninitialized_memory",
+            lambda: torch.utils.deterministic.fill_uninitialized_memory,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _CudaState:
+    built: bool
+    initialized: bool
+    available: bool | None
+    device_count: int | None
+
+
+def _cuda_state(torch: Any, reader: _Reader) -> _CudaState:
+    """Whether torch has CUDA, and, only when CUDA is already initialised, what it sees."""
+    built = bool(reader.get("cuda_built", _method(torch, "backends.cuda.is_built"), False))
+    initialized = bool(reader.get("cuda_initialized", _method(torch, "cuda.is_initialized"), False))
     if not initialized:
         reader.unknown["cuda_available"] = (
             "not probed: CUDA is not initialised and probing would initialise the driver"
         )
-    matmul = backends.cuda.matmul
-    cudnn = CudnnFlags(
-        enabled=bool(backends.cudnn.enabled),
-        benchmark=bool(backends.cudnn.benchmark),
-        deterministic=bool(backends.cudnn.deterministic),
-        allow_tf32=reader.get("cudnn.allow_tf32", lambda: bool(backends.cudnn.allow_tf32), None),
-        available=bool(backends.cudnn.is_available()),
-        version=reader.get("cudnn.version", backends.cudnn.version, None),
+        return _CudaState(built, False, None, None)
+    available = reader.flag("cuda_available", _method(torch, "cuda.is_available"))
+    count = reader.get("cuda_device_count", lambda: int(torch.cuda.device_count()), None)
+    return _CudaState(built, True, available, count)
+
+
+def _effective(
+    torch: Any,
+    env: Mapping[str, str],
+    cuda: _CudaState,
+    parts: tuple[dict[str, str], MatmulFlags, CudnnFlags],
+    reader: _Reader,
+) -> EffectivePrecision:
+    precisions, matmul, cudnn = parts
+    unread: tuple[list[effective.Device] | None, str] = (None, "devices could not be read")
+    devices, devices_reason = reader.get(
+        "effective.devices", lambda: _devices(torch, env, cuda.built, cuda.initialized), unread
     )
-    matmul_flags = MatmulFlags(
-        allow_tf32=reader.get("matmul.allow_tf32", lambda: bool(matmul.allow_tf32), None),
-        allow_fp16_reduced_precision_reduction=str(matmul.allow_fp16_reduced_precision_reduction),
-        allow_bf16_reduced_precision_reduction=str(matmul.allow_bf16_reduced_precision_reduction),
-        allow_fp16_accumulation=getattr(matmul, "allow_fp16_accumulation", None),
-        float32_matmul_precision=str(torch.get_float32_matmul_precision()),
+    return effective.resolve(
+        fp32_precision=precisions,
+        matmul_allow_tf32=matmul.allow_tf32,
+        cudnn_allow_tf32=cudnn.allow_tf32,
+        cudnn_enabled=cudnn.enabled,
+        cuda_built=cuda.built,
+        devices=devices,
+        devices_reason=devices_reason,
+        env=env,
     )
-    cuda_backend = backends.cuda
-    sdpa = SdpaFlags(
-        flash=bool(cuda_backend.flash_sdp_enabled()),
-        mem_efficient=bool(cuda_backend.mem_efficient_sdp_enabled()),
-        math=bool(cuda_backend.math_sdp_enabled()),
-        cudnn=reader.get("sdpa.cudnn", lambda: bool(cuda_backend.cudnn_sdp_enabled()), None),
-        fp16_bf16_reduction_math=reader.get(
-            "sdpa.fp16_bf16_reduction_math",
-            lambda: bool(cuda_backend.fp16_bf16_reduction_math_sdp_allowed()),
-            None,
-        ),
-    )
-    fill = reader.get(
-        "deterministic.fill_uninitialized_memory",
-        lambda: bool(torch.utils.deterministic.fill_uninitialized_memory),
-        None,
-    )
-    determinism = Determinism(
-        algorithms=bool(torch.are_deterministic_algorithms_enabled()),
-        warn_only=bool(torch.is_deterministic_algorithms_warn_only_enabled()),
-        debug_mode=int(torch.get_deterministic_debug_mode()),
-        fill_uninitialized_memory=fill,
-    )
+
+
+def read_torch(
+    torch: Any, env: Mapping[str, str], imported_by: Literal["job", "envsnap"]
+) -> TorchSection:
+    """The section from a torch module (1.13 onwards), without initialising CUDA.
+
+    Every attribute is read on its own: one the running torch lacks (SDPA before 2.0,
+    fp32_precision before 2.9...) is null with the reason in `unknown`, never an error.
+    """
+    reader = _Reader()
+    cuda = _cuda_state(torch, reader)
+    cudnn = _cudnn(torch.backends, reader)
+    matmul = _matmul(torch, reader)
     precisions = fp32_precisions(torch)
-    devices, devices_reason = _devices(torch, env, cuda_built, initialized)
-    version = torch.version
+    version = getattr(torch, "version", None)
     return TorchSection(
         version=str(torch.__version__),
         cuda=getattr(version, "cuda", None),
         hip=getattr(version, "hip", None),
         git_version=getattr(version, "git_version", None),
         imported_by=imported_by,
-        cuda_built=cuda_built,
-        cuda_initialized=initialized,
-        cuda_available=bool(torch.cuda.is_available()) if initialized else None,
-        cuda_device_count=int(torch.cuda.device_count()) if initialized else None,
+        cuda_built=cuda.built,
+        cuda_initialized=cuda.initialized,
+        cuda_available=cuda.available,
+        cuda_device_count=cuda.device_count,
         nccl_version=_nccl(torch, reader),
         cudnn=cudnn,
-        matmul=matmul_flags,
+        matmul=matmul,
         fp32_precision=precisions,
-        sdpa=sdpa,
-        deterministic=determinism,
-        num_threads=int(torch.get_num_threads()),
-        num_interop_threads=int(torch.get_num_interop_threads()),
-        default_dtype=str(torch.get_default_dtype()),
-        cpu_capability=reader.get("cpu_capability", backends.cpu.get_cpu_capability, None),
+        sdpa=_sdpa(torch.backends, reader),
+        deterministic=_determinism(torch, reader),
+        num_threads=reader.get("num_threads", lambda: int(torch.get_num_threads()), None),
+        num_interop_threads=reader.get(
+            "num_interop_threads", lambda: int(torch.get_num_interop_threads()), None
+        ),
+        default_dtype=reader.get("default_dtype", lambda: str(torch.get_default_dtype()), None),
+        cpu_capability=reader.get(
+            "cpu_capability", _method(torch, "backends.cpu.get_cpu_capability"), None
+        ),
         build=_build(torch, reader),
         compile=_compile(reader),
-        effective=effective.resolve(
-            fp32_precision=precisions,
-            matmul_allow_tf32=matmul_flags.allow_tf32,
-            cudnn_allow_tf32=cudnn.allow_tf32,
-            cudnn_enabled=cudnn.enabled,
-            cuda_built=cuda_built,
-            devices=devices,
-            devices_reason=devices_reason,
-            env=env,
-        ),
+        effective=_effective(torch, env, cuda, (precisions, matmul, cudnn), reader),
         unknown=dict(sorted(reader.unknown.items())),
     )
 

@@ -12,14 +12,16 @@ YesNoUnknown = Literal["yes", "no", "unknown"]
 
 
 class CudnnFlags(Model):
-    enabled: bool = Field(description="torch.backends.cudnn.enabled.")
-    benchmark: bool = Field(description="torch.backends.cudnn.benchmark (autotuned algorithms).")
-    deterministic: bool = Field(description="torch.backends.cudnn.deterministic.")
+    enabled: bool | None = Field(description="torch.backends.cudnn.enabled.")
+    benchmark: bool | None = Field(
+        description="torch.backends.cudnn.benchmark (autotuned algorithms)."
+    )
+    deterministic: bool | None = Field(description="torch.backends.cudnn.deterministic.")
     allow_tf32: bool | None = Field(
         description="torch.backends.cudnn.allow_tf32 (legacy TF32 flag); null when torch refuses "
         "to answer because the legacy and fp32_precision APIs were mixed."
     )
-    available: bool = Field(description="torch.backends.cudnn.is_available().")
+    available: bool | None = Field(description="torch.backends.cudnn.is_available().")
     version: int | None = Field(
         description="torch.backends.cudnn.version(): the cuDNN torch loaded, e.g. 90100."
     )
@@ -30,25 +32,30 @@ class MatmulFlags(Model):
         description="torch.backends.cuda.matmul.allow_tf32 (legacy flag); null when torch refuses "
         "to answer because the legacy and fp32_precision APIs were mixed."
     )
-    allow_fp16_reduced_precision_reduction: str = Field(
+    allow_fp16_reduced_precision_reduction: str | None = Field(
         description="torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction, as text "
         "(a bool, or the (allow_reduced, allow_splitk) tuple of newer releases)."
     )
-    allow_bf16_reduced_precision_reduction: str = Field(
-        description="torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction, as text."
+    allow_bf16_reduced_precision_reduction: str | None = Field(
+        description="torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction, as text; "
+        "null where this torch lacks it."
     )
     allow_fp16_accumulation: bool | None = Field(
         description="torch.backends.cuda.matmul.allow_fp16_accumulation; null before it existed."
     )
-    float32_matmul_precision: str = Field(
+    float32_matmul_precision: str | None = Field(
         description="torch.get_float32_matmul_precision(): 'highest', 'high' or 'medium'."
     )
 
 
 class SdpaFlags(Model):
-    flash: bool = Field(description="torch.backends.cuda.flash_sdp_enabled().")
-    mem_efficient: bool = Field(description="torch.backends.cuda.mem_efficient_sdp_enabled().")
-    math: bool = Field(description="torch.backends.cuda.math_sdp_enabled().")
+    flash: bool | None = Field(
+        description="torch.backends.cuda.flash_sdp_enabled(); null before torch 2.0 (no SDPA)."
+    )
+    mem_efficient: bool | None = Field(
+        description="torch.backends.cuda.mem_efficient_sdp_enabled()."
+    )
+    math: bool | None = Field(description="torch.backends.cuda.math_sdp_enabled().")
     cudnn: bool | None = Field(description="torch.backends.cuda.cudnn_sdp_enabled().")
     fp16_bf16_reduction_math: bool | None = Field(
         description="torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed()."
@@ -56,9 +63,13 @@ class SdpaFlags(Model):
 
 
 class Determinism(Model):
-    algorithms: bool = Field(description="torch.are_deterministic_algorithms_enabled().")
-    warn_only: bool = Field(description="torch.is_deterministic_algorithms_warn_only_enabled().")
-    debug_mode: int = Field(description="torch.get_deterministic_debug_mode(): 0, 1 (warn), 2.")
+    algorithms: bool | None = Field(description="torch.are_deterministic_algorithms_enabled().")
+    warn_only: bool | None = Field(
+        description="torch.is_deterministic_algorithms_warn_only_enabled()."
+    )
+    debug_mode: int | None = Field(
+        description="torch.get_deterministic_debug_mode(): 0, 1 (warn), 2."
+    )
     fill_uninitialized_memory: bool | None = Field(
         description="torch.utils.deterministic.fill_uninitialized_memory."
     )
@@ -69,8 +80,8 @@ class TorchBuild(Model):
     lapack: str | None = Field(description="LAPACK_INFO from torch.__config__.show().")
     onednn: str | None = Field(description="oneDNN (MKL-DNN) version torch was built with.")
     openmp: str | None = Field(description="OpenMP version torch was built with.")
-    mkl: bool = Field(description="torch.backends.mkl.is_available().")
-    mkldnn: bool = Field(description="torch.backends.mkldnn.is_available().")
+    mkl: bool | None = Field(description="torch.backends.mkl.is_available().")
+    mkldnn: bool | None = Field(description="torch.backends.mkldnn.is_available().")
     cuda_arch_list: list[str] = Field(
         default_factory=list,
         description="GPU architectures compiled into the build (sm_80...), sorted; empty on CPU.",
