@@ -127,6 +127,11 @@ def build_manifest(
 ) -> Manifest:
     """Capture the given collectors into a sealed manifest."""
     created_at = datetime.now(timezone.utc)
+    if context.torch is None:
+        from envsnap.capturing.collectors.torch_runtime import resolve_torch
+
+        # Before any collector starts: which torch they read must not depend on timing.
+        context.torch = resolve_torch(context, wanted="torch" in names)
     sections, records = run_collectors(names, context, registry)
     filled: dict[str, Any] = {n: section for n, section in sections.items() if section is not None}
     redactor = context.redactor

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from envsnap.capturing.config import CaptureConfig
 from envsnap.capturing.redact import DEFAULT_REDACTOR, Redactor
@@ -47,6 +48,20 @@ def working_directory() -> Path:
         return Path(where if where.endswith(DELETED_SUFFIX) else where + DELETED_SUFFIX)
 
 
+@dataclass(frozen=True)
+class TorchHandle:
+    """torch as one capture sees it, settled before any collector starts.
+
+    `imported_by` is "job" when the process had imported torch before the capture, "envsnap"
+    when `--torch` asked the capture to import it, None when there is no torch (`reason` says
+    why). Collectors that describe the job's live state read only a job's torch.
+    """
+
+    module: Any
+    imported_by: Literal["job", "envsnap"] | None
+    reason: str | None = None
+
+
 @dataclass
 class CaptureContext:
     """The host as collectors see it: environment, working directory, config, job objects.
@@ -64,10 +79,21 @@ class CaptureContext:
     deadline: float = field(default_factory=lambda: time.monotonic() + 10.0)
     # True when the capturing process is the job itself (the in-job API), not a CLI beside it.
     in_job: bool = False
+    # Settled once before the collectors start (run.resolve_torch), so that what a collector
+    # sees never depends on whether another collector's `import torch` has finished. None in
+    # contexts built directly (tests): then the process's torch, if imported, is the job's.
+    torch: TorchHandle | None = None
 
     @classmethod
     def from_process(cls, **kwargs: Any) -> CaptureContext:
         return cls(env=dict(os.environ), cwd=working_directory(), **kwargs)
+
+    def job_torch(self) -> Any:
+        """The torch module the job imported (None without one); never one the capture
+        imported for `--torch`."""
+        if self.torch is None:
+            return sys.modules.get("torch")
+        return self.torch.module if self.torch.imported_by == "job" else None
 
     def remaining(self) -> float:
         return max(0.0, self.deadline - time.monotonic())

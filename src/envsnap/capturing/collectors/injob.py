@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sys
-from types import ModuleType
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -24,9 +22,9 @@ from envsnap.manifest.sections.base import Model
 M = TypeVar("M", bound=Model)
 
 
-def loaded_torch() -> ModuleType | None:
-    """torch if the job already imported it; envsnap never imports it for a collector."""
-    return sys.modules.get("torch")
+def loaded_torch(context: CaptureContext) -> Any:
+    """torch if the job imported it; never one envsnap imported (see CaptureContext.torch)."""
+    return context.job_torch()
 
 
 def qualname(obj: Any) -> str:

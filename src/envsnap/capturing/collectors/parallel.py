@@ -47,12 +47,11 @@ def _set(section: ParallelSection, name: str, value: Any, source: str) -> None:
     section.sources[name] = source
 
 
-def _layout(section: ParallelSection, env: Mapping[str, str]) -> None:
+def _layout(section: ParallelSection, env: Mapping[str, str], torch: Any) -> None:
     for name, names in _ENV_INTS.items():
         found = _env_int(env, names)
         if found is not None:
             _set(section, name, found[0], found[1])
-    torch = loaded_torch()
     dist = getattr(torch, "distributed", None) if torch is not None else None
     try:
         live = bool(dist is not None and dist.is_available() and dist.is_initialized())
@@ -185,7 +184,7 @@ def collect(context: CaptureContext) -> ParallelSection:
     declared, sources, problems = declared_values(context, "parallel", ParallelDeclared)
     section = ParallelSection(**declared.model_dump(), sources=sources)
     section.unknown.update({f"declared.{k}": v for k, v in problems.items()})
-    _layout(section, context.env)
+    _layout(section, context.env, loaded_torch(context))
     model, loader = context.inputs.get("model"), context.inputs.get("dataloader")
     if model is not None:
         _wrapper(section, model)

@@ -159,7 +159,7 @@ def _scheduler(scheduler: Any) -> SchedulerInfo:
 def collect(context: CaptureContext) -> PrecisionSection:
     declared, sources, problems = declared_values(context, "precision", PrecisionDeclared)
     given = {name: context.inputs.get(name) for name in _OBJECTS}
-    torch = loaded_torch()
+    torch = loaded_torch(context)
     if not any(v is not None for v in given.values()) and not sources and torch is None:
         raise CollectorUnavailable("no model, optimizer, scaler or declared precision fields")
     section = PrecisionSection(**declared.model_dump(), sources=sources)

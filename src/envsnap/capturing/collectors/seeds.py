@@ -49,7 +49,7 @@ def _observed(context: CaptureContext) -> dict[str, Any]:
         "pythonhashseed": context.env.get("PYTHONHASHSEED"),
         "state_digests": digests,
     }
-    torch = sys.modules.get("torch")
+    torch = context.job_torch()
     if torch is None:
         return observed
     digests["torch"] = _sha256(bytes(torch.get_rng_state().tolist()))

@@ -9,14 +9,21 @@ devices for precision resolution come from NVML.
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Literal, TypeVar
 
-from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
+from envsnap.capturing.collectors.base import (
+    CaptureContext,
+    Collector,
+    CollectorUnavailable,
+    TorchHandle,
+)
 from envsnap.capturing.collectors.gpu import visible_devices
 from envsnap.manifest import effective
 from envsnap.manifest.sections.torch_runtime import (
@@ -31,6 +38,7 @@ from envsnap.manifest.sections.torch_runtime import (
 )
 
 T = TypeVar("T")
+NOT_IMPORTED = "torch is not imported by this process (use --torch to import it)"
 
 # fp32_precision settings of torch >= 2.9, by path under torch.backends ('generic' is the root).
 FP32_PRECISION_PATHS = (
@@ -107,19 +115,42 @@ class _Reader:
 
 
 def import_torch(context: CaptureContext) -> tuple[ModuleType, Literal["job", "envsnap"]]:
-    """The torch the job imported, or a fresh import when the config asks for one."""
+    """The torch the capture settled on: the job's, or the one `--torch` imported."""
+    handle = context.torch if context.torch is not None else resolve_torch(context)
+    if handle.module is None or handle.imported_by is None:
+        raise CollectorUnavailable(handle.reason or "torch is not available")
+    return handle.module, handle.imported_by
+
+
+def resolve_torch(context: CaptureContext, wanted: bool = True) -> TorchHandle:
+    """Settle which torch a capture reads, before its collectors start.
+
+    A torch the process already imported is the job's. Otherwise, when `--torch` asks for it
+    (and the torch collector is `wanted`), torch is imported here, in a thread bounded by the
+    capture budget: a cold import takes seconds and may hang on a broken install.
+    """
     module = sys.modules.get("torch")
     if module is not None:
-        return module, "job"
-    if not context.config.import_torch:
-        raise CollectorUnavailable(
-            "torch is not imported by this process (use --torch to import it)"
-        )
-    try:
-        import torch
-    except ImportError as exc:
-        raise CollectorUnavailable(f"torch is not installed ({exc})") from None
-    return torch, "envsnap"
+        return TorchHandle(module, "job")
+    if not (wanted and context.config.import_torch):
+        return TorchHandle(None, None, NOT_IMPORTED)
+    outcome: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            outcome["module"] = importlib.import_module("torch")
+        except Exception as exc:  # ImportError, or an OSError from a broken CUDA library
+            outcome["error"] = f"torch is not installed ({exc})"
+
+    thread = threading.Thread(target=load, name="envsnap-import-torch", daemon=True)
+    thread.start()
+    limit = min(COLLECTOR.timeout_s, context.remaining())
+    thread.join(limit)
+    if thread.is_alive():
+        return TorchHandle(None, None, f"import torch did not finish within {limit:.1f} s")
+    if "module" not in outcome:
+        return TorchHandle(None, None, str(outcome.get("error", "import torch failed")))
+    return TorchHandle(outcome["module"], "envsnap")
 
 
 def fp32_precisions(torch: Any) -> dict[str, str]:
