@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.injob import declared_values, loaded_torch, qualname
+from envsnap.capturing.collectors.wrappers import unwrap
 from envsnap.manifest.sections.parallel import (
     DataLoaderInfo,
     ParallelDeclared,
@@ -67,23 +69,38 @@ def _layout(section: ParallelSection, env: Mapping[str, str], torch: Any) -> Non
         _set(section, "node_count", section.world_size // section.local_world_size, "derived")
 
 
+def _ddp_settings(section: ParallelSection, ddp: Any) -> None:
+    cap = getattr(ddp, "bucket_bytes_cap", None)
+    if isinstance(cap, int):
+        _set(section, "ddp_bucket_cap_mb", cap / (1024 * 1024), "model")
+    for attr in ("find_unused_parameters", "broadcast_buffers", "gradient_as_bucket_view"):
+        value = getattr(ddp, attr, None)
+        if isinstance(value, bool):
+            _set(section, f"ddp_{attr}", value, "model")
+    static = getattr(ddp, "static_graph", None)
+    if isinstance(static, bool):
+        _set(section, "ddp_static_graph", static, "model")
+
+
+_STRATEGY = {
+    "DistributedDataParallel": "ddp",
+    "DataParallel": "dp",
+    "FullyShardedDataParallel": "fsdp",
+    "FSDPModule": "fsdp",
+    "DeepSpeedEngine": "deepspeed",
+}
+
+
 def _wrapper(section: ParallelSection, model: Any) -> None:
-    """DDP / FSDP settings from the wrapped model, by class name and attributes."""
-    names = {cls.__name__ for cls in type(model).__mro__}
-    if "DistributedDataParallel" in names:
-        _set(section, "strategy", "ddp", "model")
-        cap = getattr(model, "bucket_bytes_cap", None)
-        if isinstance(cap, int):
-            _set(section, "ddp_bucket_cap_mb", cap / (1024 * 1024), "model")
-        for attr in ("find_unused_parameters", "broadcast_buffers", "gradient_as_bucket_view"):
-            value = getattr(model, attr, None)
-            if isinstance(value, bool):
-                _set(section, f"ddp_{attr}", value, "model")
-        static = getattr(model, "static_graph", None)
-        if isinstance(static, bool):
-            _set(section, "ddp_static_graph", static, "model")
-    elif names & {"FullyShardedDataParallel", "FSDPModule"}:
-        _set(section, "strategy", "fsdp", "model")
+    """The wrappers around the model (DDP, FSDP, torch.compile...) and their settings."""
+    found = unwrap(model)
+    section.model_wrappers = found.wrapper_names
+    for wrapper, name in zip(found.wrappers, found.wrapper_names, strict=True):
+        short = name.rsplit(".", 1)[-1]
+        if short in _STRATEGY:
+            _set(section, "strategy", _STRATEGY[short], "model")
+        if short == "DistributedDataParallel":
+            _ddp_settings(section, wrapper)
 
 
 def _seed_of(generator: Any) -> int | None:
@@ -105,9 +122,50 @@ def _sampler(sampler: Any) -> SamplerInfo:
         info.shuffle = True
         info.replacement = bool(getattr(sampler, "replacement", False))
         info.generator_seed = _seed_of(getattr(sampler, "generator", None))
+        # accelerate's SeedableRandomSampler reseeds per epoch from these two.
+        seed, epoch = getattr(sampler, "initial_seed", None), getattr(sampler, "epoch", None)
+        info.seed = seed if isinstance(seed, int) else None
+        info.epoch = epoch if isinstance(epoch, int) else None
     elif "SequentialSampler" in names:
         info.shuffle = False
     return info
+
+
+@dataclass
+class _Batching:
+    """What the batch sampler chain says: the sampler that orders samples, the batch size, and
+    accelerate's shard (a BatchSampler inside a BatchSamplerShard)."""
+
+    sampler: Any = None
+    batch_size: int | None = None
+    drop_last: bool | None = None
+    shard: Any = None
+
+
+def _batching(loader: Any) -> _Batching:
+    """Follow loader.batch_sampler (-> .batch_sampler ...) -> .sampler.
+
+    A loader built with a batch sampler (accelerate, the Trainer) has `batch_size` None and a
+    default SequentialSampler as `sampler`: the real ones live in the batch sampler.
+    """
+    found = _Batching()
+    node = getattr(loader, "batch_sampler", None)
+    for _ in range(4):
+        if node is None:
+            break
+        if {cls.__name__ for cls in type(node).__mro__} & {"BatchSamplerShard"}:
+            found.shard = found.shard or node
+        size, drop = getattr(node, "batch_size", None), getattr(node, "drop_last", None)
+        if found.batch_size is None and isinstance(size, int):
+            found.batch_size = size
+        if found.drop_last is None and isinstance(drop, bool):
+            found.drop_last = drop
+        inner = getattr(node, "sampler", None)
+        if inner is not None:
+            found.sampler = inner
+            break
+        node = getattr(node, "batch_sampler", None)
+    return found
 
 
 def _length(obj: Any) -> int | None:
@@ -117,26 +175,45 @@ def _length(obj: Any) -> int | None:
         return None
 
 
+def _sampler_info(loader: Any, batching: _Batching) -> SamplerInfo | None:
+    sampler = batching.sampler or getattr(loader, "sampler", None)
+    if sampler is None:
+        return None
+    info = _sampler(sampler)
+    shard = batching.shard
+    if shard is not None:
+        processes, index = (
+            getattr(shard, "num_processes", None),
+            getattr(shard, "process_index", None),
+        )
+        info.num_replicas = processes if isinstance(processes, int) else info.num_replicas
+        info.rank = index if isinstance(index, int) else info.rank
+        split = getattr(shard, "split_batches", None)
+        info.split_batches = split if isinstance(split, bool) else None
+    return info
+
+
 def dataloader_info(loader: Any) -> DataLoaderInfo:
     """Settings of a DataLoader (duck-typed). Raises TypeError for something else."""
     if not all(hasattr(loader, a) for a in ("dataset", "batch_size", "num_workers")):
         raise TypeError(f"expected a torch.utils.data.DataLoader, got {type(loader).__name__}")
     worker_init = getattr(loader, "worker_init_fn", None)
     collate = getattr(loader, "collate_fn", None)
-    sampler = getattr(loader, "sampler", None)
     batch_sampler = getattr(loader, "batch_sampler", None)
+    batching = _batching(loader)
+    own_batch = loader.batch_size is not None
     prefetch = getattr(loader, "prefetch_factor", None)
     timeout = getattr(loader, "timeout", None)
     return DataLoaderInfo(
         class_name=qualname(loader),
-        batch_size=loader.batch_size,
-        drop_last=getattr(loader, "drop_last", None),
+        batch_size=loader.batch_size if own_batch else batching.batch_size,
+        drop_last=getattr(loader, "drop_last", None) if own_batch else batching.drop_last,
         num_workers=int(loader.num_workers),
         persistent_workers=getattr(loader, "persistent_workers", None),
         pin_memory=getattr(loader, "pin_memory", None),
         prefetch_factor=int(prefetch) if isinstance(prefetch, int) else None,
         timeout=float(timeout) if isinstance(timeout, (int, float)) else None,
-        sampler=_sampler(sampler) if sampler is not None else None,
+        sampler=_sampler_info(loader, batching),
         batch_sampler_class=qualname(batch_sampler) if batch_sampler is not None else None,
         generator_seed=_seed_of(getattr(loader, "generator", None)),
         worker_init_fn=qualname(worker_init) if worker_init is not None else None,
@@ -145,6 +222,15 @@ def dataloader_info(loader: Any) -> DataLoaderInfo:
         dataset_length=_length(loader.dataset),
         batches_per_epoch=_length(loader),
     )
+
+
+def _micro_batch(info: DataLoaderInfo) -> int | None:
+    """Samples per process per step: the loader's batch, divided when accelerate splits it."""
+    sampler = info.sampler
+    if info.batch_size is None or sampler is None or not sampler.split_batches:
+        return info.batch_size
+    replicas = sampler.num_replicas or 1
+    return info.batch_size // replicas if info.batch_size % replicas == 0 else None
 
 
 def derive_global_batch(section: ParallelSection) -> None:
@@ -194,7 +280,7 @@ def collect(context: CaptureContext) -> ParallelSection:
         except Exception as exc:  # a wrong object costs only the dataloader fields
             section.unknown["dataloader"] = f"{type(exc).__name__}: {exc}"[:300]
     if section.dataloader is not None:
-        _set(section, "micro_batch_size", section.dataloader.batch_size, "dataloader")
+        _set(section, "micro_batch_size", _micro_batch(section.dataloader), "dataloader")
         _set(section, "drop_last", section.dataloader.drop_last, "dataloader")
     if not section.sources and loader is None and model is None:
         raise CollectorUnavailable("not distributed, and no parallel fields or data loader given")

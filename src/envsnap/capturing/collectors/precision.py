@@ -17,6 +17,7 @@ from envsnap.capturing.collectors.injob import (
     loaded_torch,
     qualname,
 )
+from envsnap.capturing.collectors.wrappers import unwrap
 from envsnap.manifest.sections.precision import (
     AutocastState,
     DtypeStats,
@@ -47,8 +48,11 @@ def dtype_histogram(tensors: Iterable[Any]) -> dict[str, DtypeStats]:
 def _model_facts(model: Any, section: PrecisionSection) -> None:
     if not (hasattr(model, "parameters") and hasattr(model, "buffers")):
         raise TypeError(f"expected a torch.nn.Module, got {type(model).__name__}")
+    # The model inside DDP / FSDP / torch.compile: the wrappers are a parallel fact.
+    found = unwrap(model)
+    model = found.model
     params = list(model.parameters())
-    section.model_class = qualname(model)
+    section.model_class = found.class_name
     section.params = dtype_histogram(params)
     section.buffers = dtype_histogram(model.buffers())
     section.grads = dtype_histogram(p.grad for p in params if p.grad is not None)

@@ -26,15 +26,27 @@ class SamplerInfo(Model):
     shuffle: bool | None = Field(
         default=None, description="Whether it shuffles (DistributedSampler, RandomSampler)."
     )
-    seed: int | None = Field(default=None, description="DistributedSampler seed.")
-    epoch: int | None = Field(default=None, description="DistributedSampler epoch (set_epoch).")
-    num_replicas: int | None = Field(default=None, description="DistributedSampler replicas.")
-    rank: int | None = Field(default=None, description="DistributedSampler rank.")
+    seed: int | None = Field(
+        default=None, description="DistributedSampler seed, or SeedableRandomSampler initial_seed."
+    )
+    epoch: int | None = Field(default=None, description="Sampler epoch (set_epoch).")
+    num_replicas: int | None = Field(
+        default=None,
+        description="DistributedSampler replicas, or the processes an accelerate shard splits over.",
+    )
+    rank: int | None = Field(
+        default=None, description="DistributedSampler rank, or the accelerate shard's process."
+    )
     drop_last: bool | None = Field(
         default=None, description="DistributedSampler drop_last (drops the uneven tail)."
     )
     generator_seed: int | None = Field(
         default=None, description="initial_seed() of the sampler's own generator, when set."
+    )
+    split_batches: bool | None = Field(
+        default=None,
+        description="accelerate's BatchSamplerShard: whether each batch is split across the "
+        "processes (the loader's batch size is then global) rather than one batch per process.",
     )
     replacement: bool | None = Field(default=None, description="RandomSampler replacement.")
 
@@ -145,6 +157,12 @@ class ParallelSection(ParallelDeclared, Section):
         "either is missing.",
     )
     dataloader: DataLoaderInfo | None = Field(default=None, description="The data loader.")
+    model_wrappers: list[str] = Field(
+        default_factory=list,
+        description="Classes wrapped around the model, outermost first: DistributedDataParallel, "
+        "DataParallel, FullyShardedDataParallel (or FSDPModule for fully_shard), DeepSpeedEngine, "
+        "OptimizedModule (torch.compile). The model itself is recorded unwrapped.",
+    )
     sources: dict[str, str] = Field(
         default_factory=dict,
         description="Where each filled field came from: config, api, env, torch.distributed, "
