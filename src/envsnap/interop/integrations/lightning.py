@@ -5,6 +5,7 @@
 
 It captures in `on_train_start` rather than `on_fit_start` because Lightning attaches the
 training data loader between the two, and the loader's batch semantics belong in the manifest.
+It declares how the loss is normalised under gradient accumulation.
 """
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ _AMP_DTYPE = {
 }
 
 
+def _loss_normalization(pl_module: Any) -> dict[str, str]:
+    """Under automatic optimisation Lightning divides each training_step loss by
+    accumulate_grad_batches before backward (ClosureResult.from_training_step_output): the
+    update follows the mean over micro-batches. Manual optimisation leaves it to the module."""
+    if getattr(pl_module, "automatic_optimization", None) is True:
+        return {"loss_normalization": "per_microbatch_mean"}
+    return {}
+
+
 class EnvsnapCallback(Callback):
     """Write `fit-start-rank{N}.json` (or `resume-...` when resuming) under `dirpath`."""
 
@@ -41,6 +51,7 @@ class EnvsnapCallback(Callback):
             "grad_accum_steps": trainer.accumulate_grad_batches,
             "dp_size": trainer.world_size,
             "node_count": trainer.num_nodes,
+            **_loss_normalization(pl_module),
             **self.capture_kwargs.get("parallel", {}),
         }
         declared_precision = dict(self.capture_kwargs.get("precision", {}))

@@ -53,6 +53,9 @@ def test_lightning_callback_captures_at_fit_start_and_on_resume(tmp_path: Path) 
     assert manifest.parallel is not None
     assert manifest.parallel.grad_accum_steps == 2
     assert manifest.parallel.dataloader is not None and manifest.parallel.dataloader.batch_size == 8
+    # Automatic optimisation divides each step's loss by accumulate_grad_batches.
+    assert manifest.parallel.loss_normalization == "per_microbatch_mean"
+    assert manifest.parallel.global_batch == 16
 
     checkpoint = next((tmp_path / "checkpoints").glob("*.ckpt"), None) or next(
         tmp_path.rglob("*.ckpt")
