@@ -91,3 +91,14 @@ def test_accelerate_prepared_loader_is_read_through_its_batch_sampler(tmp_path: 
     assert sampler.shuffle is True and sampler.seed is not None
     assert parallel.dataloader.batch_size == 4 and parallel.micro_batch_size == 4
     assert parallel.global_batch == 8 and parallel.global_batch_formula == "4 x 1 x 2 = 8"
+
+
+def test_fully_sharded_model_keeps_its_own_class(tmp_path: Path, gloo_group: Any) -> None:
+    fsdp = pytest.importorskip("torch.distributed.fsdp")
+    model = Net()
+    fsdp.fully_shard(model)  # swaps the class for a generated FSDPNet subclass
+    assert type(model).__name__ == "FSDPNet"
+    manifest = _capture(tmp_path, "fsdp2", model=model)
+    assert manifest.precision is not None and manifest.precision.model_class.endswith(".Net")
+    assert manifest.parallel is not None and manifest.parallel.strategy == "fsdp"
+    assert manifest.parallel.model_wrappers == ["torch.distributed.fsdp.FSDPModule"]
