@@ -97,3 +97,19 @@ def no_git_env(tmp_path: Path) -> dict[str, str]:
     bin_dir = tmp_path / "bin-without-git"
     bin_dir.mkdir()
     return {**os.environ, "PATH": str(bin_dir)}
+
+
+@pytest.fixture(scope="session")
+def real_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real `python -m torch.utils.collect_env` output of this machine."""
+    pytest.importorskip("torch")
+    done = subprocess.run(
+        [sys.executable, "-m", "torch.utils.collect_env"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    path = tmp_path_factory.mktemp("collect_env") / "collect_env.txt"
+    path.write_text(done.stdout, encoding="utf-8")
+    return path

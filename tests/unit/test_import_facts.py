@@ -162,17 +162,9 @@ def test_show_never_prints_none(report: Path) -> None:
 
 
 @pytest.mark.slow
-def test_import_of_this_machine_vs_its_capture_has_nothing_above_low(tmp_path: Path) -> None:
-    pytest.importorskip("torch")
-    done = subprocess.run(
-        [sys.executable, "-m", "torch.utils.collect_env"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    report = tmp_path / "collect_env.txt"
-    report.write_text(done.stdout, encoding="utf-8")
+def test_import_of_this_machine_vs_its_capture_has_nothing_above_low(
+    real_report: Path, tmp_path: Path
+) -> None:
     native = tmp_path / "native.json"
     subprocess.run(
         [sys.executable, "-m", "envsnap", "capture", "--torch", "-o", str(native)],
@@ -180,7 +172,7 @@ def test_import_of_this_machine_vs_its_capture_has_nothing_above_low(tmp_path: P
         timeout=300,
         check=True,
     )
-    a, b = imported(report), load(native)
+    a, b = imported(real_report), load(native)
     for target in TARGETS:
         findings = diff_manifests(a, b, target=target).findings
         above = [f"{f.severity} {f.path}: {f.title}" for f in findings]
@@ -191,3 +183,31 @@ def test_import_of_this_machine_vs_its_capture_has_nothing_above_low(tmp_path: P
     assert a.cuda_stack is not None and b.cuda_stack is not None
     assert a.cuda_stack.torch_build == b.cuda_stack.torch_build
     assert re.search(r"\bNone\b", render_summary(a, color=False)) is None
+
+
+def test_entries_a_report_does_not_list_are_not_stated_not_added() -> None:
+    # collect_env lists only some packages and two variables; what the other side has beyond
+    # them is "not stated in A's collect_env report", not a package or variable added.
+    a = imported(CORPUS / "12_2025_torch2.7_allocator_h100.txt")
+    assert a.env is not None and a.packages is not None
+    document = a.to_document()
+    document["imported_from"] = None
+    document["env"]["variables"]["TORCHINDUCTOR_CACHE_DIR"] = "/tmp/inductor"
+    document["packages"]["installed"]["click"] = {
+        "name": "click",
+        "version": "8.1.7",
+        "installer": "pip",
+        "source": "index",
+    }
+    b = Manifest.model_validate(document)
+    findings = {f.path: f for f in diff_manifests(a, b).findings}
+    for path in ("env.variables.TORCHINDUCTOR_CACHE_DIR", "packages.installed.click"):
+        assert findings[path].rule == "uncaptured", path
+        assert findings[path].severity == "low"
+        assert "collect_env report" in findings[path].title
+    # The same entry added between two captures is still an ordinary finding.
+    plain = Manifest.model_validate({**document, "env": {**document["env"], "unknown": {}}})
+    del document["env"]["variables"]["TORCHINDUCTOR_CACHE_DIR"]
+    base = Manifest.model_validate({**document, "env": {**document["env"], "unknown": {}}})
+    added = {f.path: f for f in diff_manifests(base, plain).findings}
+    assert added["env.variables.TORCHINDUCTOR_CACHE_DIR"].rule != "uncaptured"

@@ -173,10 +173,33 @@ def compute_changes(doc_a: dict[str, Any], doc_b: dict[str, Any]) -> list[Change
 
 def _mark_record_gap(change: Change, doc_a: dict[str, Any], doc_b: dict[str, Any]) -> Change:
     """Flag a value missing because the side lacking it was imported from another tool's
-    record, which does not state it (a limit of that format, not a collector left off)."""
+    record, which does not state it (a limit of that format, not a collector left off).
+
+    An importer marks a partial listing with `<field>.*` in the section's `unknown` (collect_env
+    lists only some packages and two environment variables): an entry only the other side has
+    is then not stated by the record, not added or removed.
+    """
+    if change.kind in ("added", "removed"):
+        side: Literal["a", "b"] = "a" if change.kind == "added" else "b"
+        reason = _partial_listing(doc_a if side == "a" else doc_b, change.path)
+        if reason is None:
+            return change
+        return Change(change.path, "uncaptured", change.a, change.b, side, reason, True)
     if change.kind != "uncaptured":
         return change
     missing = doc_a if change.side == "a" else doc_b
     if not missing.get("imported_from"):
         return change
     return replace(change, record_gap=True)
+
+
+def _partial_listing(document: dict[str, Any], path: Path) -> str | None:
+    """The reason an imported record gives for listing only part of the field holding `path`."""
+    if not document.get("imported_from") or len(path) < 3:
+        return None
+    section = document.get(path[0])
+    unknown = section.get("unknown") if isinstance(section, dict) else None
+    if not isinstance(unknown, dict):
+        return None
+    reason = unknown.get(".".join(path[1:-1]) + ".*")
+    return reason if isinstance(reason, str) else None

@@ -13,6 +13,9 @@ from envsnap.interop.importers.platform import MACHINES, libc_from, parse_platfo
 _GPU_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?)(?: \(UUID: [^)]*\))?$")
 _OS_MACHINE = re.compile(rf"\s*\((?P<machine>{MACHINES})\)$")
 _ROCM_ARCH = re.compile(r"\((gfx[0-9a-f]+)[^)]*\)\s*$")
+PRINTED_VARIABLES = (
+    "collect_env report prints only CUDA_MODULE_LOADING and the caching allocator config"
+)
 ALLOCATOR_VARIABLES = ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF")
 
 
@@ -197,6 +200,7 @@ def map_env(reading: Reading) -> None:
             reading.out.note_unknown("env", "variables.PYTORCH_CUDA_ALLOC_CONF", COULD_NOT_COLLECT)
     redactor = reading.redactor
     reading.out.put("env", "variables", redactor.redact_env(sorted(variables.items())))
+    reading.out.note_unknown("env", "variables.*", PRINTED_VARIABLES)
     reading.out.put("env", "prefixes", [])
     reading.out.put("env", "names", sorted(names))
     redacted = sorted(k for k, v in variables.items() if redactor.redact_value(k, v) != v)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -84,22 +82,6 @@ def test_cli_import_writes_the_manifest(run_cli: Any, tmp_path: Path) -> None:
 
 
 # --- round trip on this machine ------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def real_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real `python -m torch.utils.collect_env` output of this machine."""
-    pytest.importorskip("torch")
-    done = subprocess.run(
-        [sys.executable, "-m", "torch.utils.collect_env"],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=True,
-    )
-    path = tmp_path_factory.mktemp("collect_env") / "collect_env.txt"
-    path.write_text(done.stdout, encoding="utf-8")
-    return path
 
 
 @pytest.mark.slow
