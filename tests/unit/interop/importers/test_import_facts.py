@@ -21,8 +21,9 @@ from envsnap.interop.importers.collect_env import parse_report
 from envsnap.interop.importers.collect_env_packages import parse_listing
 from envsnap.manifest.model import Manifest, load
 from envsnap.render.summary import render_summary
+from tests import helpers
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "collect_env"
+CORPUS = helpers.FIXTURES / "collect_env"
 REAL = CORPUS / "real"
 EVERY_REPORT = sorted([*CORPUS.glob("*.txt"), *REAL.glob("*.txt")])
 V100_CONDA = REAL / "gpu-perf-test_2020_v100_conda_cudatoolkit.txt"

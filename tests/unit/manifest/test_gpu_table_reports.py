@@ -9,8 +9,9 @@ import pytest
 
 from envsnap.interop.importers.collect_env import parse_report
 from envsnap.manifest import gpu_table
+from tests import helpers
 
-CORPUS = Path(__file__).parent.parent / "fixtures" / "collect_env"
+CORPUS = helpers.FIXTURES / "collect_env"
 REAL = CORPUS / "real"
 REPORTS = sorted([*CORPUS.glob("*.txt"), *REAL.glob("*.txt")])
 NOT_NVIDIA = ("AMD ", "Intel", "Apple")
