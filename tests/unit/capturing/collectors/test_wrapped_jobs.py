@@ -7,6 +7,7 @@ Trainer build their own loaders.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,10 @@ def test_ddp_model_is_recorded_as_the_inner_model(tmp_path: Path, gloo_group: An
 
 
 def test_compiled_and_data_parallel_models_are_unwrapped(tmp_path: Path) -> None:
-    compiled = torch.compile(Net())
+    with warnings.catch_warnings():
+        # torch's own modules, imported by the first torch.compile, use a deprecated jit API.
+        warnings.filterwarnings("ignore", ".*torch.jit.script_method", DeprecationWarning)
+        compiled = torch.compile(Net())
     assert type(compiled).__name__ == "OptimizedModule"  # the real wrapper, not a stand-in
     manifest = _capture(tmp_path, "compiled", model=torch.nn.DataParallel(compiled))
     assert manifest.precision is not None and manifest.precision.model_class.endswith(".Net")
