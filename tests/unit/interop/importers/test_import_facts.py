@@ -194,7 +194,7 @@ def test_entries_a_report_does_not_list_are_not_stated_not_added() -> None:
     assert a.env is not None and a.packages is not None
     document = a.to_document()
     document["imported_from"] = None
-    document["env"]["variables"]["TORCHINDUCTOR_CACHE_DIR"] = "/tmp/inductor"
+    document["env"]["variables"]["TORCHINDUCTOR_CACHE_DIR"] = "/var/cache/inductor"
     document["packages"]["installed"]["click"] = {
         "name": "click",
         "version": "8.1.7",
