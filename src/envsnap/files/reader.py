@@ -166,7 +166,7 @@ def parse_json(
     `reuse` maps names to objects parsed before: an equal object with that `name` is replaced
     by the earlier one (see `_reusing`).
     """
-    if not data.strip():
+    if not data or data.isspace():  # (strip() would copy a large file to find out)
         raise error(f"{source}: file is empty, not {what}")
     text = decode_utf8(data, source, what, error=error)
     try:
