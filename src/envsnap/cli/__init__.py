@@ -50,7 +50,7 @@ COMMAND_MODULES: dict[str, str] = {
 
 # Commands that allocate a lot and live briefly: they run with cyclic garbage collection paused
 # (see envsnap.gc_pause), which saved 8% of a capture's CPU time and 19% of a 5,000-package
-# diff's (medians of interleaved runs; docs/project/benchmarks.md).
+# diff's (medians of interleaved runs; docs/benchmarks.md).
 BRIEF_COMMANDS = frozenset({"capture", "diff"})
 
 
