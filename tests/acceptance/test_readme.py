@@ -3,9 +3,9 @@
 The Quickstart's first command runs in a copy of this repository (a git repository of its
 own) with a virtual environment of its own; pip is kept offline and installs only the copy, since
 the test environment already holds the dependencies. The tour's commands run one by one in an
-empty directory; their output is compared with the README's after normalising what changes
-from run to run (timestamps, digests, the version, how many sections this host cannot fill,
-table column widths). The tour's captures skip the GPU and CUDA-library collectors, so the
+empty directory, after the scripts the tour shows are written there; their output is compared
+with the README's after normalising what changes from run to run (timestamps, digests, the
+version, how many sections this host cannot fill, table column widths). The tour's captures skip the GPU and CUDA-library collectors, so the
 comparison holds on a host with or without a GPU, and with a CPU or a CUDA build of torch.
 """
 
@@ -29,6 +29,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 HOST_HARDWARE = ("gpu", "cuda_stack")
 README = REPO_ROOT / "README.md"
 FENCE = re.compile(r"^(`{3,})(\w*)\n(.*?)^\1\n", re.MULTILINE | re.DOTALL)
+SCRIPT = re.compile(r"# ([\w-]+\.py)\n")  # the first line of a script block names its file
 
 
 def _section(title: str) -> str:
@@ -77,13 +78,23 @@ def _bash(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
     )
 
 
+def _tour() -> list[tuple[str, str]]:
+    """(language, text) of the tour's fenced blocks, in order."""
+    return [(m.group(2), m.group(3)) for m in FENCE.finditer(_section("A five-minute tour"))]
+
+
 def test_the_tour_prints_what_the_readme_shows(tmp_path: Path) -> None:
-    blocks = _blocks("A five-minute tour", "console")
-    assert len(blocks) >= 4, "the tour lost its console blocks"
+    blocks = _tour()
+    assert sum(language == "console" for language, _ in blocks) >= 5, "the tour lost its blocks"
     env = _clean_env(tmp_path)
     work = tmp_path / "tour"
     work.mkdir()
-    for block in blocks:
+    for language, block in blocks:
+        script = SCRIPT.match(block)
+        if language == "python" and script:  # a file the following commands run
+            (work / script.group(1)).write_text(block, encoding="utf-8")
+        if language != "console":
+            continue
         for command, expected in _steps(block):
             done = _bash(command, work, env)
             assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
