@@ -51,3 +51,24 @@ def export_conda(manifest: str, output: str | None) -> int:
 
     emit(to_environment_yml(load(manifest)), output)
     return 0
+
+
+@export.command("patch")
+@click.argument("manifest", type=click.Path(dir_okay=True))
+@output_option()
+def export_patch(manifest: str, output: str | None) -> int:
+    """The uncommitted changes to tracked files at capture, for `git apply`.
+
+    On a checkout of the recorded commit (code.commit), `git apply` restores the tracked files
+    exactly. The manifest keeps the patch up to 256 KiB; untracked files are not part of it."""
+    from envsnap.interop.export.patch import patch_of
+    from envsnap.manifest.model import load
+    from envsnap.render.escape import terminal_text
+
+    loaded = load(manifest)
+    text = patch_of(loaded, manifest)
+    note = loaded.code.unknown.get("patch") if loaded.code is not None else None
+    if note:  # a kept patch with a note had secrets redacted: it will not apply as is
+        click.echo(f"envsnap: warning: {terminal_text(note)}", err=True)
+    emit(text, output)
+    return 0
