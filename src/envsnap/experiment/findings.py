@@ -35,6 +35,8 @@ def ranked_paths(doc_a: dict[str, Any], doc_b: dict[str, Any]) -> Iterator[Ranke
 
     report = diff_documents(doc_a, doc_b, target="close")
     for finding in report.findings:
+        if finding.category == "noise":
+            continue  # bookkeeping (durations, pids, times): neither a candidate nor worth listing
         for path in finding_paths(finding):
             yield RankedPath(finding.rank, path, finding.title)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from envsnap.diff import diff_documents
-from envsnap.experiment.findings import not_applicable_here
+from envsnap.experiment.findings import not_applicable_here, ranked_paths
 from tests.helpers.manifests import full_pair
 
 
@@ -45,3 +45,14 @@ def test_diff_still_names_its_sides_a_and_b() -> None:
     swapped = {f.rule: f.title for f in diff_documents(here, recorded).findings}
     assert swapped["hw.device"] == "the job ran on CPU in A and on CUDA in B"
     assert swapped["precision.tf32-effective"].startswith("fp32 convolutions run as TF32 on B only")
+
+
+def test_bookkeeping_is_neither_a_bisect_candidate_nor_listed_as_not_applicable() -> None:
+    a, b = full_pair()
+    b["run"]["pid"] = int(a["run"]["pid"] or 0) + 1
+    for record in b["collectors"].values():
+        record["duration_ms"] = float(record.get("duration_ms") or 0) + 7.5
+    b["env"]["variables"]["OMP_NUM_THREADS"] = "3"
+    paths = [item.path for item in ranked_paths(a, b)]
+    assert any("OMP_NUM_THREADS" in path for path in paths), paths
+    assert not [path for path in paths if path.startswith(("collectors.", "run.pid"))], paths
