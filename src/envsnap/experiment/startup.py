@@ -158,14 +158,18 @@ def apply_torch(torch: Any, flags: dict[str, Any], seed: dict[str, Any] | None) 
 
 
 class _ImportWatcher:
-    """A meta-path finder that runs a callback right after a watched top-level module loads."""
+    """A meta-path finder that runs a callback right after a watched top-level module executes.
+
+    A spec lookup alone (`importlib.util.find_spec("torch")`, as availability probes do) runs
+    nothing: the callback fires only once the module's code has run and the module is the one in
+    `sys.modules`, and the watcher keeps watching until then.
+    """
 
     def __init__(self, callbacks: dict[str, Callable[[Any], None]]) -> None:
         self.callbacks = callbacks
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        callback = self.callbacks.pop(fullname, None)
-        if callback is None:
+        if fullname not in self.callbacks:
             return None
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
@@ -173,24 +177,34 @@ class _ImportWatcher:
                 continue
             spec = find(fullname, path, target)
             if spec is not None and spec.loader is not None:
-                self._wrap(spec.loader, callback)
+                self._wrap(fullname, spec.loader)
                 return spec
         return None
 
-    @staticmethod
-    def _wrap(loader: Any, callback: Callable[[Any], None]) -> None:
+    def _wrap(self, fullname: str, loader: Any) -> None:
         # The loader object belongs to this one module's spec; patch it for one call and
         # restore it, rather than substitute a loader type that torch's own code may inspect.
         original = loader.exec_module
+        if getattr(original, "_envsnap_wrapped", False):
+            return
 
         def exec_module(module: Any) -> None:
             try:
                 original(module)
             finally:
                 loader.exec_module = original
-            callback(module)
+            if sys.modules.get(fullname) is module:
+                self._fire(fullname, module)
 
+        exec_module._envsnap_wrapped = True  # type: ignore[attr-defined]
         loader.exec_module = exec_module
+
+    def _fire(self, fullname: str, module: Any) -> None:
+        callback = self.callbacks.pop(fullname, None)
+        if not self.callbacks and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        if callback is not None:
+            callback(module)
 
 
 def _seed_numpy(seed: dict[str, Any]) -> Callable[[Any], None]:

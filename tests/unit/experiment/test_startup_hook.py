@@ -67,3 +67,44 @@ def test_flags_are_applied_when_torch_is_imported(tmp_path: Path) -> None:
     assert plan.env["ENVSNAP_MASTER_SEED"] == "5"
     config = json.loads((tmp_path / "run" / "hook" / "config.json").read_text(encoding="utf-8"))
     assert config["torch"] == {"default_dtype": "torch.float64", "num_threads": 3}
+
+
+def _hooked_env(tmp_path: Path, config: object) -> dict[str, str]:
+    """Environment of a job run with the hook and `config` written as is, before the stand-in."""
+    from envsnap.experiment import startup
+    from envsnap.experiment.launch import _write_hook
+
+    (tmp_path / "fake").mkdir(exist_ok=True)
+    (tmp_path / "fake" / "torch.py").write_text(FAKE_TORCH, encoding="utf-8")
+    hook = _write_hook(tmp_path / "run", {})
+    (hook / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = os.pathsep.join([str(hook), str(tmp_path / "fake")])
+    env[startup.CONFIG_ENV] = str(hook / "config.json")
+    env[startup.LOG_ENV] = str(tmp_path / "run" / "hook.jsonl")
+    return env
+
+
+def _run_code(code: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, cwd=cwd
+    )
+
+
+@pytest.mark.slow
+def test_flags_are_applied_when_torch_is_imported_after_an_availability_probe(
+    tmp_path: Path,
+) -> None:
+    env = _hooked_env(tmp_path, {"torch": {"num_threads": 3}})
+    code = (
+        "import importlib.util, sys\n"
+        "assert importlib.util.find_spec('torch') is not None\n"
+        "print('torch' in sys.modules)\n"
+        "import torch\n"
+        "print(torch.get_num_threads())\n"
+    )
+    done = _run_code(code, env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["False", "3"]
+    events = hook_events(tmp_path / "run")
+    assert [e["flags"] for e in events if e["event"] == "torch"] == [{"num_threads": "applied"}]
