@@ -119,23 +119,38 @@ def _set_one(torch: Any, name: str, value: Any) -> str:
             return "already set"
         setter(torch, value)
     except Exception as exc:  # one refused flag must not stop the others or the job
-        return f"failed: {type(exc).__name__}: {exc}"
+        return _failed(exc)
     return "applied"
 
 
+def _failed(exc: Exception) -> str:
+    return f"failed: {type(exc).__name__}: {exc}"
+
+
 def _set_determinism(torch: Any, flags: dict[str, Any]) -> str:
-    live = (
-        torch.are_deterministic_algorithms_enabled(),
-        torch.is_deterministic_algorithms_warn_only_enabled(),
-    )
-    mode = bool(flags.get("deterministic.algorithms", live[0]))
-    warn = bool(flags.get("deterministic.warn_only", live[1]))
-    if (mode, warn) == live:
-        return "already set"  # setting it costs seconds in recent torch: only when it changes
     try:
+        live = (
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        )
+        mode = bool(flags.get("deterministic.algorithms", live[0]))
+        warn = bool(flags.get("deterministic.warn_only", live[1]))
+        if (mode, warn) == live:
+            return "already set"  # setting it costs seconds in recent torch: only when it changes
         torch.use_deterministic_algorithms(mode, warn_only=warn)
     except Exception as exc:
-        return f"failed: {type(exc).__name__}: {exc}"
+        return _failed(exc)
+    return "applied"
+
+
+def _seed_torch(torch: Any, seed: dict[str, Any]) -> str:
+    try:
+        torch.manual_seed(int(seed["torch"]))
+        if getattr(torch.version, "cuda", None) is not None and "cuda" in seed:
+            # Queued by torch until CUDA initialises: seeding never starts CUDA.
+            torch.cuda.manual_seed_all(int(seed["cuda"]))
+    except Exception as exc:
+        return _failed(exc)
     return "applied"
 
 
@@ -149,11 +164,7 @@ def apply_torch(torch: Any, flags: dict[str, Any], seed: dict[str, Any] | None) 
         status = _set_determinism(torch, flags)
         outcome.update({name: status for name in DETERMINISM_FLAGS if name in flags})
     if seed is not None and "torch" in seed:
-        torch.manual_seed(int(seed["torch"]))
-        if getattr(torch.version, "cuda", None) is not None and "cuda" in seed:
-            # Queued by torch until CUDA initialises: seeding never starts CUDA.
-            torch.cuda.manual_seed_all(int(seed["cuda"]))
-        outcome["seed"] = "applied"
+        outcome["seed"] = _seed_torch(torch, seed)
     return outcome
 
 
@@ -194,17 +205,21 @@ class _ImportWatcher:
             finally:
                 loader.exec_module = original
             if sys.modules.get(fullname) is module:
-                self._fire(fullname, module)
+                self.fire(fullname, module)
 
         exec_module._envsnap_wrapped = True  # type: ignore[attr-defined]
         loader.exec_module = exec_module
 
-    def _fire(self, fullname: str, module: Any) -> None:
+    def fire(self, fullname: str, module: Any) -> None:
         callback = self.callbacks.pop(fullname, None)
         if not self.callbacks and self in sys.meta_path:
             sys.meta_path.remove(self)
-        if callback is not None:
+        if callback is None:
+            return
+        try:
             callback(module)
+        except Exception as exc:  # the job's import must succeed whatever the hook does
+            _log({"event": fullname, "error": _failed(exc)})
 
 
 def _seed_numpy(seed: dict[str, Any]) -> Callable[[Any], None]:
@@ -213,7 +228,7 @@ def _seed_numpy(seed: dict[str, Any]) -> Callable[[Any], None]:
             numpy.random.seed(seed["numpy"])
             _log({"event": "numpy", "seed": "applied"})
         except Exception as exc:
-            _log({"event": "numpy", "seed": f"failed: {type(exc).__name__}: {exc}"})
+            _log({"event": "numpy", "seed": _failed(exc)})
 
     return apply
 
@@ -224,18 +239,45 @@ def install() -> None:
     if not path:
         return
     try:
+        _arm(path)
+    except Exception as exc:  # the job, and the sitecustomize chained after us, must run
+        _log({"event": "start", "error": _failed(exc)})
+
+
+def _read_config(path: str) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """The torch flags and seeds of the config; None (logged) when it is unreadable or malformed."""
+    try:
         with open(path, encoding="utf-8") as handle:
-            config: dict[str, Any] = json.load(handle)
+            config = json.load(handle)
     except (OSError, ValueError) as exc:
         _log({"event": "start", "error": f"cannot read the hook config: {exc}"})
-        return
-    seed = config.get("seed")
-    flags: dict[str, Any] = config.get("torch") or {}
-    if seed is not None and "python" in seed:
+        return None
+    flags = config.get("torch") or {} if isinstance(config, dict) else None
+    seed = config.get("seed") if isinstance(config, dict) else None
+    if not isinstance(flags, dict) or not isinstance(seed, (dict, type(None))):
+        _log({"event": "start", "error": "malformed hook config: nothing applied"})
+        return None
+    return flags, seed
+
+
+def _seed_python(seed: dict[str, Any] | None) -> bool | str:
+    if seed is None or "python" not in seed:
+        return False
+    try:
         import random
 
         random.seed(int(seed["python"]))
-    _log({"event": "start", "seed_python": seed is not None and "python" in seed})
+    except Exception as exc:
+        return _failed(exc)
+    return True
+
+
+def _arm(path: str) -> None:
+    read = _read_config(path)
+    if read is None:
+        return
+    flags, seed = read
+    _log({"event": "start", "seed_python": _seed_python(seed)})
     callbacks: dict[str, Callable[[Any], None]] = {}
     if flags or (seed is not None and "torch" in seed):
         callbacks["torch"] = lambda torch: _log(
@@ -243,10 +285,11 @@ def install() -> None:
         )
     if seed is not None and "numpy" in seed:
         callbacks["numpy"] = _seed_numpy(seed)
+    watcher = _ImportWatcher(callbacks)
     for name in [name for name in callbacks if name in sys.modules]:
-        callbacks.pop(name)(sys.modules[name])
-    if callbacks:
-        sys.meta_path.insert(0, _ImportWatcher(callbacks))
+        watcher.fire(name, sys.modules[name])
+    if watcher.callbacks:
+        sys.meta_path.insert(0, watcher)
 
 
 def chain_sitecustomize(own_dir: str) -> None:

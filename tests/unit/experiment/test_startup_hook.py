@@ -108,3 +108,40 @@ def test_flags_are_applied_when_torch_is_imported_after_an_availability_probe(
     assert done.stdout.splitlines() == ["False", "3"]
     events = hook_events(tmp_path / "run")
     assert [e["flags"] for e in events if e["event"] == "torch"] == [{"num_threads": "applied"}]
+
+
+@pytest.mark.slow
+def test_a_bad_torch_seed_is_logged_and_torch_still_imports(tmp_path: Path) -> None:
+    env = _hooked_env(tmp_path, {"torch": {"num_threads": 3}, "seed": {"torch": "abc"}})
+    done = _run_code("import torch; print(torch.get_num_threads(), torch.seeded)", env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "3 []"
+    torch_event = next(e for e in hook_events(tmp_path / "run") if e["event"] == "torch")
+    assert torch_event["flags"]["num_threads"] == "applied"
+    assert torch_event["flags"]["seed"].startswith("failed: ValueError")
+
+
+@pytest.mark.slow
+def test_a_bad_python_seed_is_logged_and_the_job_runs(tmp_path: Path) -> None:
+    env = _hooked_env(tmp_path, {"seed": {"python": "abc"}})
+    done = _run_code("print('ran')", env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ran"
+    start = next(e for e in hook_events(tmp_path / "run") if e["event"] == "start")
+    assert start["seed_python"].startswith("failed: ValueError")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("config", [[1], {"torch": [1]}, {"seed": 7}])
+def test_a_malformed_config_is_logged_and_the_shadowed_sitecustomize_still_runs(
+    tmp_path: Path, config: object
+) -> None:
+    env = _hooked_env(tmp_path, config)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import builtins\nbuiltins.SITE_RAN = 1\n")
+    env["PYTHONPATH"] += os.pathsep + str(site)
+    done = _run_code("import builtins, torch; print(builtins.SITE_RAN)", env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+    assert any("error" in e for e in hook_events(tmp_path / "run")), hook_events(tmp_path / "run")
