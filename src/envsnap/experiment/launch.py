@@ -119,12 +119,36 @@ def _apply_torch_and_seed(conditions: Conditions, plan: Plan) -> None:
         plan.applied.append(f"torch flags when the job imports torch: {listed}")
     seed = conditions.values.get("seed")
     if seed is not None and isinstance(seed.value, dict):
-        plan.hook_config["seed"] = {k: v for k, v in seed.value.items() if k not in ("rank",)}
+        seeds = _integer_seeds(seed.value, plan)
+        if "master_seed" not in seeds:
+            return
+        plan.hook_config["seed"] = seeds
         plan.env["ENVSNAP_MASTER_SEED"] = str(seed.value["master_seed"])
         plan.applied.append(
             f"seed {seed.value['master_seed']}: random at start, numpy and torch on import, "
             "ENVSNAP_MASTER_SEED set"
         )
+
+
+def _is_seed(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _integer_seeds(recorded: dict[str, Any], plan: Plan) -> dict[str, Any]:
+    """The recorded seeds the hook can apply (integers; numpy's as integer words).
+
+    Any other value is listed as not applicable rather than written for the hook to trip on.
+    """
+    seeds: dict[str, Any] = {}
+    for purpose, value in recorded.items():
+        if purpose == "rank":
+            continue
+        words = value if purpose == "numpy" and isinstance(value, list) else [value]
+        if words and all(_is_seed(word) for word in words):
+            seeds[purpose] = value
+        else:
+            plan.not_applied.append(f"seed {purpose}: {value!r} is not an integer")
+    return seeds
 
 
 def _apply_packages(

@@ -79,6 +79,23 @@ def test_a_finding_whose_setting_is_applied_is_not_called_not_applicable() -> No
     assert any("A40" in line or "GPU" in line for line in lines), lines
 
 
+def test_a_non_integer_recorded_seed_is_not_applicable_and_not_written(tmp_path: Path) -> None:
+    document = {"seeds": {"master_seed": 5, "derived": {"torch": True, "python": 11}}}
+    plan = prepare(conditions_of(document), tmp_path, packages=None, base_env={})
+    assert plan.hook_config["seed"]["python"] == 11
+    assert "torch" not in plan.hook_config["seed"]
+    assert any(line.startswith("seed torch: True is not an integer") for line in plan.not_applied)
+
+
+def test_a_non_integer_master_seed_applies_no_seed(tmp_path: Path) -> None:
+    conditions = conditions_of({"seeds": {"master_seed": 5}})
+    conditions.values["seed"].value["master_seed"] = "5"
+    plan = prepare(conditions, tmp_path, packages=None, base_env={})
+    assert "seed" not in plan.hook_config
+    assert "ENVSNAP_MASTER_SEED" not in plan.env
+    assert any(line.startswith("seed master_seed: '5'") for line in plan.not_applied)
+
+
 # A parent that starts a sleeping child (as torchrun starts its workers), writes the child's
 # pid, then sleeps itself.
 PARENT = """
