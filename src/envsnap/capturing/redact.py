@@ -147,6 +147,17 @@ _QUOTED_NAME = re.compile(
     r"""(?P<lead>["']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})["']?\s*:\s*["']?)"""
     r"""(?P<value>[^"'\s,}]{1,4096})"""
 )
+# A quoted string given to a name in source code, JSON or YAML: `key = "v"`, `f(key="v")`,
+# `key: str = "v"`, `"key": "v"`. Only up to the opening quote: the value is found by
+# `_quoted_string_end`, so a name that is not secret consumes nothing. Every repetition is
+# bounded and the name anchored by a lookbehind, so the scan stays linear.
+_CODE_ASSIGNMENT = re.compile(
+    r"""(?<![A-Za-z0-9_.\-])(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})["']?[ \t]*"""
+    r"""(?:=|:(?:[ \t]*[A-Za-z_][\w.\[\]|, ]{0,64}?[ \t]*=)?)[ \t]*(?P<quote>["'])"""
+)
+_MAX_QUOTED = 4096
+_ANNOTATION_END = re.compile(r"[ \t]*=")
+_WHITESPACE = re.compile(r"\s")
 _VALUE_END = re.compile(r"[\s&;,'\"]")
 _SPLIT_NAME = re.compile(r"[_\-.]+")
 
@@ -202,6 +213,8 @@ class Redactor:
         text = _keyed_pattern().sub(_keyed_value, text)
         text = _AUTH_HEADER.sub(lambda m: m.group("scheme") + REDACTED, text)
         text = _AUTH_SCHEME.sub(lambda m: m.group("scheme") + REDACTED, text)
+        if "'" in text or '"' in text:
+            text = self._redact_quoted_assignments(text)
         if ":" in text:
             text = _QUOTED_NAME.sub(self._quoted_value, text)
         return self._redact_assignments(text) if "=" in text else text
@@ -209,6 +222,8 @@ class Redactor:
     def _quoted_value(self, match: re.Match[str]) -> str:
         if not self.is_secret_name(match.group("name")) or match.group("value") == REDACTED:
             return match.group(0)
+        if _ANNOTATION_END.match(match.string, match.end()):
+            return match.group(0)  # `secret_key: str = ...`: a type, not the value
         return match.group("lead") + REDACTED
 
     @staticmethod
@@ -222,6 +237,18 @@ class Redactor:
         userinfo = match.group("userinfo")
         keep = _PLAIN_USER.fullmatch(userinfo) is not None or userinfo == REDACTED
         return f"{match.group('scheme')}{userinfo if keep else REDACTED}@"
+
+    def _redact_quoted_assignments(self, text: str) -> str:
+        parts: list[str] = []
+        done = 0
+        for match in _CODE_ASSIGNMENT.finditer(text):
+            if match.start() < done or not self.is_secret_name(match.group("name")):
+                continue
+            stop = _quoted_string_end(text, match.end(), match.group("quote"))
+            if stop > match.end() and text[match.end() : stop] != REDACTED:
+                parts += [text[done : match.end()], REDACTED]
+                done = stop
+        return "".join([*parts, text[done:]])
 
     def _redact_assignments(self, text: str) -> str:
         # Names are matched without consuming their values, so `--env=HF_TOKEN=x` still finds
@@ -296,6 +323,18 @@ class Redactor:
         if value is None or isinstance(value, (bool, int, float)):
             return value
         return self.redact_text(repr(value))
+
+
+def _quoted_string_end(text: str, start: int, quote: str) -> int:
+    """Where the string opened just before `start` closes; for one left open (a cut-off line),
+    where its first word ends."""
+    line_end = text.find("\n", start, start + _MAX_QUOTED)
+    limit = line_end if line_end >= 0 else min(len(text), start + _MAX_QUOTED)
+    close = text.find(quote, start, limit)
+    if close >= 0:
+        return close
+    space = _WHITESPACE.search(text, start, limit)
+    return space.start() if space else limit
 
 
 def _keyed_value(match: re.Match[str]) -> str:

@@ -272,3 +272,53 @@ def test_redaction_of_a_huge_unbroken_argument_finishes() -> None:
     worker.start()
     worker.join(60)
     assert result == ["a" * 200_000]
+
+
+@pytest.mark.parametrize("unit", ['api_key = "', "key: str", "key:", "k='a "])
+def test_redaction_of_huge_code_shaped_text_finishes(unit: str) -> None:
+    """Names, annotations and open quotes repeated: each must be scanned a bounded number of times."""
+    text = unit * (200_000 // len(unit))
+    result: list[str] = []
+    worker = threading.Thread(target=lambda: result.append(Redactor().redact_text(text)))
+    worker.start()
+    worker.join(60)
+    assert len(result) == 1
+
+
+# Source code as it appears in a recorded git patch: spaces around `=`, keyword arguments,
+# single quotes and type annotations.
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('openai.api_key = "myS3cretValue1234567"', f'openai.api_key = "{REDACTED}"'),
+        (
+            'client = Client(api_key="abcDEF1234567890xyz")',
+            f'client = Client(api_key="{REDACTED}")',
+        ),
+        ("DB_PASSWORD = 'hunter2hunter2'", f"DB_PASSWORD = '{REDACTED}'"),
+        ('    secret_key: str = "s3cr3t value"', f'    secret_key: str = "{REDACTED}"'),
+        ('+AUTH: Optional[str] = "zzTop99"  # x', f'+AUTH: Optional[str] = "{REDACTED}"  # x'),
+        ('{"hf_token": "two words"}', f'{{"hf_token": "{REDACTED}"}}'),
+        ("password:'a b'", f"password:'{REDACTED}'"),
+    ],
+)
+def test_quoted_secrets_assigned_in_code_are_redacted(line: str, expected: str) -> None:
+    assert R.redact_text(line) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'model_name: str = "gpt2"',
+        'tokenizer = AutoTokenizer.from_pretrained("bert-base")',
+        "api_key = os.environ['OPENAI_API_KEY']",
+        'max_tokens: int = 512  # "quoted"',
+    ],
+)
+def test_code_without_a_quoted_secret_is_left_alone(line: str) -> None:
+    assert R.redact_text(line) == line
+
+
+def test_unclosed_quoted_secret_is_still_redacted() -> None:
+    out = R.redact_text('api_key = "abcDEF1234567890xyz')
+    assert "abcDEF1234567890xyz" not in out
