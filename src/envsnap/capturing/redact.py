@@ -95,21 +95,29 @@ _GLUED_ENDS = (
 # Names that contain a secret word but are known not to hold secrets. PWD is the shell's cwd.
 NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "HF_HUB_DISABLE_IMPLICIT_TOKEN"})
 
-_TOKEN_PATTERNS: tuple[str, ...] = (
-    r"hf_[A-Za-z0-9]{20,}",  # Hugging Face user access tokens
-    r"api_org_[A-Za-z0-9]{20,}",  # Hugging Face organisation tokens
-    r"gh[pousr]_[A-Za-z0-9]{20,}",  # GitHub classic and app tokens
-    r"github_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained tokens
-    r"glpat-[A-Za-z0-9_\-]{16,}",  # GitLab personal tokens
-    # OpenAI / Anthropic style keys; not inside a word, so task-/disk- names are left alone.
-    r"(?<![A-Za-z0-9])sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}",
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key ids
-    r"xox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack tokens
-    r"AIza[0-9A-Za-z_\-]{35}",  # Google API keys
-    r"npm_[A-Za-z0-9]{30,}",  # npm tokens
-    r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",  # JWTs
-    # PEM private keys: the whole block, or to the end of the text when it was cut short.
-    r"(?s:-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----|.*))",
+# Every prefix must start a word, so highs_..., pushf_... or task-... are not tokens.
+_WORD_START = r"(?<![A-Za-z0-9])"
+_TOKEN_PATTERNS: tuple[str, ...] = tuple(
+    _WORD_START + pattern
+    for pattern in (
+        r"hf_[A-Za-z0-9]{20,}",  # Hugging Face user access tokens
+        r"api_org_[A-Za-z0-9]{20,}",  # Hugging Face organisation tokens
+        r"gh[pousr]_[A-Za-z0-9]{20,}",  # GitHub classic and app tokens
+        r"github_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained tokens
+        r"glpat-[A-Za-z0-9_\-]{16,}",  # GitLab personal tokens
+        # OpenAI / Anthropic keys: sk- and random letters and digits, or sk-proj-, sk-ant-...
+        # and a random body. A body with no capital or digit, or one that goes on with
+        # -lowercase words, is a name such as the branch sk-fix-tokenizer-padding.
+        r"sk-(?:(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{20,}(?![A-Za-z0-9_]|-[a-z])"
+        r"|(?:proj|ant|svcacct|admin)-(?=[a-z_\-]*[A-Z0-9])[A-Za-z0-9_\-]{20,})",
+        r"(?:AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key ids
+        r"xox[abposr]-[A-Za-z0-9\-]{10,}",  # Slack tokens
+        r"AIza[0-9A-Za-z_\-]{35}",  # Google API keys
+        r"npm_[A-Za-z0-9]{30,}",  # npm tokens
+        r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*",  # JWTs
+        # PEM private keys: the whole block, or to the end of the text when it was cut short.
+        r"(?s:-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----|.*))",
+    )
 )
 # scheme://user:password@ in any URL. The password runs to the last `@` of the word, so one
 # with an unescaped `/` or `@` in it is still caught (over-redacting a port is the lesser harm).

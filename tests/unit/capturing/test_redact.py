@@ -322,3 +322,28 @@ def test_code_without_a_quoted_secret_is_left_alone(line: str) -> None:
 def test_unclosed_quoted_secret_is_still_redacted() -> None:
     out = R.redact_text('api_key = "abcDEF1234567890xyz')
     assert "abcDEF1234567890xyz" not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sk-fix-tokenizer-padding",
+        "git checkout sk-ant-fix-tokenizer-padding-issue",
+        "sk-proj-rename-the-data-loader-module",
+        "/data/highs_abcdefghijklmnopqrstuvwxyz/x",
+        "/runs/wrights_abcdefghijklmnopqrstuvwxyz0123",
+        "pushf_abcdefghijklmnopqrstuvwxyz",
+        "task-0123456789abcdefghijklmnop",
+        "DISK-0123456789abcdefghijklmnop",
+    ],
+)
+def test_prefix_lookalikes_inside_words_or_branch_names_are_left_alone(text: str) -> None:
+    assert R.redact_text(text) == text
+
+
+@pytest.mark.parametrize("kind", ["openai", "openai_project", "anthropic", "huggingface"])
+@pytest.mark.parametrize("template", ["branch/{}", "-{}-", "x_{}", "({})"])
+def test_key_shaped_tokens_after_a_separator_are_still_redacted(kind: str, template: str) -> None:
+    out = R.redact_text(template.format(TOKENS[kind]))
+    assert TOKENS[kind] not in out
+    assert REDACTED in out
