@@ -81,6 +81,11 @@ _TEXT_TOKEN_WORDS = frozenset(
         "STOP",
     }
 )
+# A name that ends in one of these after its secret word names a setting about the secret
+# (--key-size 256, --token-budget 1000, SSH_KEY_PATH), not the secret.
+_SETTING_WORDS = frozenset(
+    {"SIZE", "BITS", "BUDGET", "LENGTH", "LEN", "COUNT", "LIMIT", "FILE", "PATH", "DIR"}
+)
 # Glued forms such as APIKEY, HFTOKEN, DBPASSWORD, AWSSECRETACCESSKEY.
 _GLUED_CONTAINS = ("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 _GLUED_ENDS = (
@@ -199,6 +204,8 @@ class Redactor:
         if upper in NOT_SECRET_NAMES:
             return False
         words = [w for w in _SPLIT_NAME.split(upper) if w]
+        if words and words[-1] in _SETTING_WORDS:
+            return False
         secret_words = {word for word in words if word in SECRET_NAME_WORDS}
         if secret_words:
             text_tokens = secret_words <= {"TOKEN", "TOKENS"} and bool(
@@ -287,10 +294,12 @@ class Redactor:
         out: list[str] = []
         hide_next = False
         for arg in argv:
-            if hide_next:
+            # A switch such as --private may take no value: a following option is not its value.
+            if hide_next and not (arg.startswith("-") and len(arg) > 1):
                 out.append(REDACTED)
                 hide_next = False
                 continue
+            hide_next = False
             # The flag or name itself goes through redact_text too: it may be a token.
             if arg.startswith("-") and "=" not in arg and self.is_secret_name(arg):
                 out.append(self.redact_text(arg))

@@ -347,3 +347,42 @@ def test_key_shaped_tokens_after_a_separator_are_still_redacted(kind: str, templ
     out = R.redact_text(template.format(TOKENS[kind]))
     assert TOKENS[kind] not in out
     assert REDACTED in out
+
+
+def test_secret_switch_without_a_value_does_not_hide_the_next_option() -> None:
+    argv = ["t.py", "--private", "--lr", "0.1", "--token", "plainZ9", "--auth", "-v"]
+    assert R.redact_argv(argv) == [
+        "t.py",
+        "--private",
+        "--lr",
+        "0.1",
+        "--token",
+        REDACTED,
+        "--auth",
+        "-v",
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "--key-size",
+        "--token-budget",
+        "--token-limit",
+        "KEY_LENGTH",
+        "--secret-len",
+        "--api-key-file",
+        "SSH_KEY_PATH",
+        "--cert-dir",
+        "AUTH_TOKEN_COUNT",
+        "--key-bits",
+    ],
+)
+def test_secret_word_followed_by_a_setting_word_is_a_setting(name: str) -> None:
+    assert not R.is_secret_name(name)
+    assert R.redact_argv(["t.py", name, "256"]) == ["t.py", name, "256"]
+
+
+@pytest.mark.parametrize("name", ["--size-key", "FILE_TOKEN", "AWS_ACCESS_KEY_ID", "--path-secret"])
+def test_setting_word_before_the_secret_word_keeps_it_secret(name: str) -> None:
+    assert R.is_secret_name(name)
