@@ -65,39 +65,69 @@ def _sha256_hex(digest: str | None) -> str | None:
 def build_bom(manifest: Manifest) -> Any:
     """The cyclonedx `Bom` object for a manifest."""
     _require()
-    from cyclonedx.model import HashAlgorithm, HashType, Property
     from cyclonedx.model.bom import Bom
+    from cyclonedx.model.component import Component, ComponentType
+
+    document = manifest.to_document()
+    components = [
+        *_package_components(document.get("packages") or {}),
+        *_gpu_components(document.get("gpu") or {}),
+        *_stack_components(document.get("cuda_stack") or {}),
+        *_os_components(document.get("system") or {}),
+        *_data_components(document.get("data") or {}),
+    ]
+    code = document.get("code") or {}
+    root = Component(
+        type=ComponentType.APPLICATION,
+        name=manifest.run.label or "training-run",
+        version=(code.get("commit") or "")[:12] or None,
+        bom_ref="run",
+    )
+    bom = Bom(
+        serial_number=uuid.uuid5(_SERIAL_NAMESPACE, manifest.digest or manifest.compute_digest()),
+        components=components,
+    )
+    bom.metadata.component = root
+    # The run depends on everything it recorded; this also completes the dependency graph.
+    bom.register_dependency(root, components)
+    bom.metadata.timestamp = manifest.created_at
+    _add_advisories(bom, document, {str(c.bom_ref) for c in components}, str(root.bom_ref))
+    for prop in _props(iter(_run_settings(manifest, document))):
+        bom.metadata.properties.add(prop)
+    return bom
+
+
+def _props(pairs: Iterator[tuple[str, str]]) -> list[Any]:
+    from cyclonedx.model import Property
+
+    return [Property(name=_PROPERTY_PREFIX + key, value=value) for key, value in pairs]
+
+
+def _package_components(packages: dict[str, Any]) -> list[Any]:
     from cyclonedx.model.component import Component, ComponentType
     from packageurl import PackageURL
 
-    document = manifest.to_document()
-    components: list[Any] = []
-
-    def props(pairs: Iterator[tuple[str, str]]) -> list[Any]:
-        return [Property(name=_PROPERTY_PREFIX + key, value=value) for key, value in pairs]
-
-    packages = document.get("packages") or {}
-    for key, package in sorted((packages.get("installed") or {}).items()):
-        components.append(
-            Component(
-                type=ComponentType.LIBRARY,
-                name=key,
-                version=package["version"],
-                bom_ref=f"pkg:{key}",
-                purl=PackageURL(type="pypi", name=key, version=package["version"]),
-                properties=props(
-                    iter(
-                        [
-                            (k, str(v))
-                            for k, v in package.items()
-                            if k in ("source", "installer") and v
-                        ]
-                    )
-                ),
-            )
+    return [
+        Component(
+            type=ComponentType.LIBRARY,
+            name=key,
+            version=package["version"],
+            bom_ref=f"pkg:{key}",
+            purl=PackageURL(type="pypi", name=key, version=package["version"]),
+            properties=_props(
+                iter(
+                    [(k, str(v)) for k, v in package.items() if k in ("source", "installer") and v]
+                )
+            ),
         )
+        for key, package in sorted((packages.get("installed") or {}).items())
+    ]
 
-    gpu = document.get("gpu") or {}
+
+def _gpu_components(gpu: dict[str, Any]) -> list[Any]:
+    from cyclonedx.model.component import Component, ComponentType
+
+    components = []
     for index, device in sorted((gpu.get("devices") or {}).items(), key=lambda kv: int(kv[0])):
         facts = {k: v for k, v in device.items() if k not in ("name", "mig_devices")}
         components.append(
@@ -105,7 +135,7 @@ def build_bom(manifest: Manifest) -> Any:
                 type=ComponentType.DEVICE,
                 name=device.get("name") or f"gpu {index}",
                 bom_ref=f"gpu:{index}",
-                properties=props(scalar_leaves(facts, "gpu")),
+                properties=_props(scalar_leaves(facts, "gpu")),
             )
         )
     if gpu.get("driver_version"):
@@ -115,46 +145,59 @@ def build_bom(manifest: Manifest) -> Any:
                 name="nvidia-driver",
                 version=gpu["driver_version"],
                 bom_ref="gpu:driver",
-                properties=props(
+                properties=_props(
                     iter([("cuda_driver_version", str(gpu.get("cuda_driver_version")))])
                 ),
             )
         )
+    return components
 
-    stack = document.get("cuda_stack") or {}
+
+def _stack_components(stack: dict[str, Any]) -> list[Any]:
+    from cyclonedx.model.component import Component, ComponentType
+
+    components = []
     for name, library in sorted((stack.get("libraries") or {}).items()):
-        if library.get("version"):
-            selected = library.get("selected") or {}
-            components.append(
-                Component(
-                    type=ComponentType.LIBRARY,
-                    name=name,
-                    version=library["version"],
-                    bom_ref=f"cuda-stack:{name}",
-                    properties=props(
-                        iter(
-                            [
-                                ("loaded_from", str(selected.get("source"))),
-                                ("reason", library.get("reason", "")),
-                            ]
-                        )
-                    ),
-                )
-            )
-
-    system = document.get("system") or {}
-    if system:
+        if not library.get("version"):
+            continue
+        selected = library.get("selected") or {}
+        details = [
+            ("loaded_from", str(selected.get("source"))),
+            ("reason", library.get("reason", "")),
+        ]
         components.append(
             Component(
-                type=ComponentType.OPERATING_SYSTEM,
-                name=system.get("os_release") or system.get("os", "unknown"),
-                version=system.get("kernel"),
-                bom_ref="os",
-                properties=props(scalar_leaves(system.get("cpu") or {}, "cpu")),
+                type=ComponentType.LIBRARY,
+                name=name,
+                version=library["version"],
+                bom_ref=f"cuda-stack:{name}",
+                properties=_props(iter(details)),
             )
         )
+    return components
 
-    data = document.get("data") or {}
+
+def _os_components(system: dict[str, Any]) -> list[Any]:
+    from cyclonedx.model.component import Component, ComponentType
+
+    if not system:
+        return []
+    return [
+        Component(
+            type=ComponentType.OPERATING_SYSTEM,
+            name=system.get("os_release") or system.get("os", "unknown"),
+            version=system.get("kernel"),
+            bom_ref="os",
+            properties=_props(scalar_leaves(system.get("cpu") or {}, "cpu")),
+        )
+    ]
+
+
+def _data_components(data: dict[str, Any]) -> list[Any]:
+    from cyclonedx.model import HashAlgorithm, HashType
+    from cyclonedx.model.component import Component, ComponentType
+
+    components = []
     for item_id, item in sorted((data.get("items") or {}).items()):
         files = [
             Component(
@@ -173,45 +216,29 @@ def build_bom(manifest: Manifest) -> Any:
                 type=ComponentType.DATA,
                 name=item.get("path") or item_id,
                 bom_ref=f"data:{item_id}",
-                properties=props(scalar_leaves(item_facts, "data")),
+                properties=_props(scalar_leaves(item_facts, "data")),
                 components=files,
             )
         )
+    return components
 
+
+def _run_settings(manifest: Manifest, document: dict[str, Any]) -> list[tuple[str, str]]:
+    """The run's own facts as BOM metadata properties: digest, code state, result settings."""
     settings: list[tuple[str, str]] = [
         ("digest", manifest.digest or ""),
         ("schema_version", manifest.schema_version),
     ]
     code = document.get("code") or {}
     for key in ("commit", "branch", "dirty", "diff_sha256"):
-        if code.get(key) is not None:
+        value = code.get(key)
+        if value is not None:
             settings.append(
-                (
-                    f"code.{key}",
-                    str(code[key]).lower() if isinstance(code[key], bool) else str(code[key]),
-                )
+                (f"code.{key}", str(value).lower() if isinstance(value, bool) else str(value))
             )
     for section in _SETTING_SECTIONS:
         settings.extend(scalar_leaves(document.get(section) or {}, section))
-
-    root = Component(
-        type=ComponentType.APPLICATION,
-        name=manifest.run.label or "training-run",
-        version=(code.get("commit") or "")[:12] or None,
-        bom_ref="run",
-    )
-    bom = Bom(
-        serial_number=uuid.uuid5(_SERIAL_NAMESPACE, manifest.digest or manifest.compute_digest()),
-        components=components,
-    )
-    bom.metadata.component = root
-    # The run depends on everything it recorded; this also completes the dependency graph.
-    bom.register_dependency(root, components)
-    bom.metadata.timestamp = manifest.created_at
-    _add_advisories(bom, document, {str(c.bom_ref) for c in components}, str(root.bom_ref))
-    for prop in props(iter(settings)):
-        bom.metadata.properties.add(prop)
-    return bom
+    return settings
 
 
 def _add_advisories(bom: Any, document: dict[str, Any], refs: set[str], root: str) -> None:
