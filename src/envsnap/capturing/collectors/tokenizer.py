@@ -18,6 +18,8 @@ from typing import Any
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.injob import json_digest, qualname
 from envsnap.capturing.declared import TokenizerDeclared, parse
+from envsnap.errors import EnvsnapError
+from envsnap.files.reader import read_input
 from envsnap.manifest.hashing import sha256_file
 from envsnap.manifest.sections.tokenizer import AddedToken, TokenizerSection
 
@@ -42,6 +44,12 @@ _SPECIAL_ROLES = (
     "mask_token",
 )
 _MAX_JSON_BYTES = 512 * 1024 * 1024
+# A chat template is a few kB of Jinja; anything near this is not one.
+_MAX_TEMPLATE_BYTES = 4 * 1024 * 1024
+
+
+class _UnreadableFile(EnvsnapError, ValueError):
+    """A tokenizer file that is not a readable regular file within its size cap."""
 
 
 def _version(distribution: str) -> str | None:
@@ -116,9 +124,9 @@ def apply_config(section: TokenizerSection, config: dict[str, Any]) -> None:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    if path.stat().st_size > _MAX_JSON_BYTES:
-        raise ValueError(f"{path.name} is larger than {_MAX_JSON_BYTES >> 20} MiB")
-    document = json.loads(path.read_bytes())
+    # The project's one reader: regular files only (a FIFO cannot block the job), size capped.
+    data = read_input(path, "a tokenizer file", max_bytes=_MAX_JSON_BYTES, error=_UnreadableFile)
+    document = json.loads(data)
     if not isinstance(document, dict):
         raise ValueError(f"{path.name} is not a JSON object")
     return document
@@ -145,7 +153,13 @@ def from_directory(section: TokenizerSection, directory: Path) -> None:
     if "tokenizer_config.json" in present:
         apply_config(section, _read_json(directory / "tokenizer_config.json"))
     if "chat_template.jinja" in present:
-        text = (directory / "chat_template.jinja").read_text(encoding="utf-8")
+        data = read_input(
+            directory / "chat_template.jinja",
+            "a chat template",
+            max_bytes=_MAX_TEMPLATE_BYTES,
+            error=_UnreadableFile,
+        )
+        text = data.decode("utf-8")
         section.chat_template_digest = _chat_digest(text)
 
 

@@ -109,3 +109,20 @@ def test_bad_inputs_are_recorded_on_the_section(tmp_path: Path) -> None:
     assert collect(_context(tmp_path, "broken")).error is not None
     with pytest.raises(CollectorUnavailable):
         collect(_context(tmp_path))
+
+
+def test_an_oversized_chat_template_is_an_error_on_the_section_not_read(tmp_path: Path) -> None:
+    directory = _save(tmp_path, _train(tmp_path))
+    with open(directory / "chat_template.jinja", "wb") as template:
+        template.truncate(4 * 1024 * 1024 + 1)  # sparse: one byte over the cap
+    section = collect(_context(tmp_path, "tok"))
+    assert section.error is not None and "chat template" in section.error, section.error
+    assert section.chat_template_digest is not None  # the config's template was still read
+
+
+def test_a_chat_template_file_is_digested_byte_for_byte(tmp_path: Path) -> None:
+    directory = _save(tmp_path, _train(tmp_path))
+    raw = b"{% for m in messages %}{{ m.content }}\r\n{% endfor %}"
+    (directory / "chat_template.jinja").write_bytes(raw)
+    section = collect(_context(tmp_path, "tok"))
+    assert section.chat_template_digest == "sha256:" + hashlib.sha256(raw).hexdigest()
