@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.capturing.config import CaptureConfig
-from envsnap.capturing.run import capture_process
+from envsnap.capturing.run import capture_document
 from envsnap.manifest.canonical import digest_of
 from envsnap.manifest.model import manifest_from_document
 
@@ -107,7 +107,7 @@ def build_wheel(directory: Path, version: str, eps: float) -> Path:
 
 def base_document() -> dict[str, Any]:
     """A real capture of this process, torch included."""
-    return capture_process(config=CaptureConfig(import_torch=True)).to_document()
+    return capture_document(config=CaptureConfig(import_torch=True))
 
 
 def _package(version: str) -> dict[str, Any]:

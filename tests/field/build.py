@@ -24,6 +24,7 @@ from envsnap.interop.importers import import_record
 from envsnap.manifest.effective import Device, resolve
 from envsnap.manifest.gpu_table import capabilities
 from envsnap.manifest.model import manifest_from_document
+from envsnap.manifest.records import plain
 from tests.scenarios.cases import package
 
 HERE = Path(__file__).parent
@@ -274,7 +275,7 @@ def _effective(doc: Doc) -> None:
         devices_reason="",
         env=(doc.get("env") or {}).get("variables", {}),
     )
-    torch["effective"] = resolved.model_dump(mode="json")
+    torch["effective"] = plain(resolved)
 
 
 def noise(doc: Doc, side: str) -> None:

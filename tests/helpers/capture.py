@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 from envsnap.capturing.collectors.base import CaptureContext
+from envsnap.manifest.records import Section, plain
+from envsnap.manifest.sections import SECTION_MODELS
 
 
 def capture_context(
@@ -18,6 +20,14 @@ def capture_context(
         cwd=cwd,
         deadline=time.monotonic() + budget_s,
     )
+
+
+def assert_valid_section(name: str, section: Section) -> None:
+    """What a collector wrote is what a reader takes: its JSON form validates strictly against
+    the section's model and dumps back unchanged (no coercion, no missing default)."""
+    document = plain(section)
+    model = SECTION_MODELS[name].model_validate(document, strict=True)
+    assert model.model_dump(mode="json") == document
 
 
 def reads_blocked_by_chmod(directory: Path) -> bool:

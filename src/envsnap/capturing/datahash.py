@@ -22,7 +22,7 @@ from pathlib import Path
 
 from envsnap.capturing.datacache import DigestCache, entry_key
 from envsnap.manifest.hashing import CHUNK_BYTES
-from envsnap.manifest.sections.data import DataItem, FileEntry, HashMode
+from envsnap.manifest.records import DataItem, FileEntry, HashMode
 
 SAMPLE_BLOCK_BYTES = 1024 * 1024
 # A file modified less than this before it was hashed may change again within the same mtime
@@ -56,7 +56,6 @@ class _Entry:
     unstable: bool = False
 
     def to_file_entry(self) -> FileEntry:
-        # Validated: for a model this small, pydantic's validator is faster than model_construct.
         return FileEntry(
             size=self.size,
             digest=self.digest,

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from envsnap.manifest.model import Manifest
+from typing import Any
 
 
-def item_errors(manifest: Manifest) -> list[str]:
-    """Problems recorded on individual data, tokenizer and template items, one line each."""
+def item_errors(document: dict[str, Any]) -> list[str]:
+    """Problems recorded on individual data, tokenizer and template items of a manifest
+    document, one line each."""
     problems: list[str] = []
-    if manifest.data is not None:
-        for name, item in manifest.data.items.items():
-            if item.error:
-                problems.append(f"data[{name}]: {item.error}")
-    if manifest.tokenizer is not None and manifest.tokenizer.error:
-        problems.append(f"tokenizer: {manifest.tokenizer.error}")
-    if manifest.templates is not None:
-        for name, entry in manifest.templates.templates.items():
-            if entry.error:
-                problems.append(f"templates[{name}]: {entry.error}")
+    data = document.get("data") or {}
+    for name, item in (data.get("items") or {}).items():
+        if item.get("error"):
+            problems.append(f"data[{name}]: {item['error']}")
+    tokenizer = document.get("tokenizer") or {}
+    if tokenizer.get("error"):
+        problems.append(f"tokenizer: {tokenizer['error']}")
+    templates = document.get("templates") or {}
+    for name, entry in (templates.get("templates") or {}).items():
+        if entry.get("error"):
+            problems.append(f"templates[{name}]: {entry['error']}")
     return problems

@@ -1,5 +1,9 @@
 """Run the selected collectors, each isolated and time-boxed, and assemble a manifest.
 
+Collectors fill plain records (envsnap.manifest.records), and the sealed document is built
+from them without pydantic: what a capture writes is validated when it is read, or here on
+request (`validated`), which is what the in-job API returns.
+
 Each collector runs in its own daemon thread. The capture waits for it until its own limit or
 the total budget runs out, whichever comes first. A collector that raises or hangs only costs
 its own section: it gets status `error` with the reason, and the manifest is written anyway.
@@ -15,27 +19,46 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from envsnap._version import __version__
 from envsnap.capturing.collectors import COLLECTORS
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.config import CaptureConfig
-from envsnap.capturing.declared import DataDeclared, parse
+from envsnap.capturing.declared import DEFAULT_DATA_BUDGET_S
 from envsnap.capturing.redact import Redactor
-from envsnap.capturing.scrub import recordable_extra, scrubbed
+from envsnap.capturing.scrub import clean_document, recordable_extra
 from envsnap.errors import EnvsnapError
-from envsnap.manifest.model import CollectorRecord, CollectorStatus, Manifest, RunInfo, ToolInfo
-from envsnap.manifest.sections import SECTION_MODELS
-from envsnap.manifest.sections.base import Section
+from envsnap.manifest.canonical import digest_of
+from envsnap.manifest.compat import omit_unset_additions
+from envsnap.manifest.records import (
+    SECTION_RECORDS,
+    CollectorRecord,
+    Manifest,
+    RunInfo,
+    Section,
+    ToolInfo,
+    plain,
+)
+
+if TYPE_CHECKING:
+    from envsnap.manifest import model
+
+CollectorStatus = Literal["ok", "skipped", "error"]
 
 
 @dataclass
 class _Outcome:
     section: Section | None = None
+    # The section's JSON form, made in the collector's own thread: a value that is not JSON
+    # (an object a job handed over, say) costs that collector, not the capture.
+    document: dict[str, Any] | None = None
     status: CollectorStatus = "error"
     reason: str | None = "did not finish"
     duration_ms: float = 0.0
+
+    def record(self) -> CollectorRecord:
+        return CollectorRecord(status=self.status, reason=self.reason, duration_ms=self.duration_ms)
 
 
 def select_collectors(
@@ -53,11 +76,23 @@ def select_collectors(
     return [name for name in names if name not in set(skip or ())]
 
 
-def _run_one(collector: Collector, context: CaptureContext, outcome: _Outcome) -> None:
+def _run_one(
+    collector: Collector,
+    context: CaptureContext,
+    outcome: _Outcome,
+    expected: type[Section] | None,
+) -> None:
     started = time.perf_counter()
     try:
-        outcome.section = collector.collect(context)
-        outcome.status, outcome.reason = "ok", None
+        section = collector.collect(context)
+        if expected is None or not isinstance(section, expected):
+            # The manifest has one typed field per section: anything else would break it.
+            want = expected.__name__ if expected else "a manifest section"
+            outcome.reason = f"returned {type(section).__name__}, expected {want}"
+        else:
+            outcome.document = plain(section)
+            outcome.section = section
+            outcome.status, outcome.reason = "ok", None
     except CollectorUnavailable as exc:
         outcome.status, outcome.reason = "skipped", str(exc) or "unavailable"
     except BaseException as exc:
@@ -67,56 +102,52 @@ def _run_one(collector: Collector, context: CaptureContext, outcome: _Outcome) -
         outcome.duration_ms = round((time.perf_counter() - started) * 1000, 3)
 
 
-def run_collectors(
-    names: Iterable[str],
-    context: CaptureContext,
-    registry: Mapping[str, Collector] | None = None,
-) -> tuple[dict[str, Section | None], dict[str, CollectorRecord]]:
-    """Run collectors concurrently; return sections and one record per collector."""
-    registry = COLLECTORS if registry is None else registry
+def _collect(
+    names: Iterable[str], context: CaptureContext, registry: Mapping[str, Collector]
+) -> dict[str, _Outcome]:
+    """Run collectors concurrently, each until its own limit or the capture's deadline."""
     started_at = time.monotonic()
     jobs: list[tuple[str, Collector, _Outcome, threading.Thread]] = []
     for name in names:
         collector = registry[name]
         outcome = _Outcome()
         thread = threading.Thread(
-            target=_run_one, args=(collector, context, outcome), name=f"envsnap-{name}", daemon=True
+            target=_run_one,
+            args=(collector, context, outcome, SECTION_RECORDS.get(name)),
+            name=f"envsnap-{name}",
+            daemon=True,
         )
         thread.start()
         jobs.append((name, collector, outcome, thread))
 
-    sections: dict[str, Section | None] = {}
-    records: dict[str, CollectorRecord] = {}
+    outcomes: dict[str, _Outcome] = {}
     for name, collector, outcome, thread in jobs:
         own_deadline = started_at + collector.timeout_s
         thread.join(max(0.0, min(own_deadline, context.deadline) - time.monotonic()))
         if thread.is_alive():
+            # Abandoned: a fresh outcome, so that a late finish changes nothing recorded.
             limit = min(collector.timeout_s, context.deadline - started_at)
-            sections[name] = None
-            records[name] = CollectorRecord(
-                status="error",
+            outcomes[name] = _Outcome(
                 reason=f"timed out after {limit:.1f} s (abandoned)",
                 duration_ms=round((time.monotonic() - started_at) * 1000, 3),
             )
-            continue
-        expected = SECTION_MODELS.get(name)
-        if outcome.status == "ok" and (
-            expected is None or not isinstance(outcome.section, expected)
-        ):
-            # The manifest has one typed field per section: anything else would break it.
-            got = type(outcome.section).__name__
-            want = expected.__name__ if expected else "a manifest section"
-            outcome.status, outcome.reason = "error", f"returned {got}, expected {want}"
-        sections[name] = outcome.section if outcome.status == "ok" else None
-        records[name] = CollectorRecord(
-            status=outcome.status,
-            reason=outcome.reason,
-            duration_ms=outcome.duration_ms,
-        )
-    return sections, records
+        else:
+            outcomes[name] = outcome
+    return outcomes
 
 
-def build_manifest(
+def run_collectors(
+    names: Iterable[str],
+    context: CaptureContext,
+    registry: Mapping[str, Collector] | None = None,
+) -> tuple[dict[str, Section | None], dict[str, CollectorRecord]]:
+    """Run collectors concurrently; return sections and one record per collector."""
+    outcomes = _collect(names, context, COLLECTORS if registry is None else registry)
+    sections = {name: outcome.section for name, outcome in outcomes.items()}
+    return sections, {name: outcome.record() for name, outcome in outcomes.items()}
+
+
+def build_document(
     *,
     names: Sequence[str],
     context: CaptureContext,
@@ -124,28 +155,25 @@ def build_manifest(
     argv: Sequence[str] | None = None,
     extra: dict[str, Any] | None = None,
     registry: Mapping[str, Collector] | None = None,
-) -> Manifest:
-    """Capture the given collectors into a sealed manifest."""
+) -> dict[str, Any]:
+    """Capture the given collectors into a sealed manifest document (its JSON form)."""
     created_at = datetime.now(timezone.utc)
     if context.torch is None:
         from envsnap.capturing.collectors.torch_runtime import resolve_torch
 
         # Before any collector starts: which torch they read must not depend on timing.
         context.torch = resolve_torch(context, wanted="torch" in names)
-    sections, records = run_collectors(names, context, registry)
-    filled: dict[str, Any] = {n: section for n, section in sections.items() if section is not None}
+    outcomes = _collect(names, context, COLLECTORS if registry is None else registry)
+    records = {name: outcome.record() for name, outcome in outcomes.items()}
     redactor = context.redactor
-    # Every part was validated when it was built (sections by their collectors, records and
-    # tool/run info here; recordable_extra leaves only JSON values), so the manifest is
-    # assembled without validating the whole tree again: that would build the validator of
-    # every section model, used or not.
-    manifest = Manifest.model_construct(
+    manifest = Manifest(
         tool=ToolInfo(
             version=__version__,
             collectors_requested=list(names),
             collectors_run=[name for name in names if records[name].status != "error"],
         ),
-        created_at=created_at,
+        # As pydantic writes an aware UTC datetime: ISO 8601 with a Z.
+        created_at=created_at.isoformat().replace("+00:00", "Z"),
         run=RunInfo(
             argv=redactor.redact_argv(list(sys.argv if argv is None else argv)),
             cwd=str(context.cwd),
@@ -154,9 +182,52 @@ def build_manifest(
         ),
         collectors=records,
         extra=recordable_extra(extra, redactor),
-        **filled,
     )
-    return scrubbed(manifest, redactor).sealed()
+    document: dict[str, Any] = plain(manifest)
+    document.update(
+        {name: outcome.document for name, outcome in outcomes.items() if outcome.document}
+    )
+    return sealed(clean_document(document, redactor))
+
+
+def sealed(document: dict[str, Any]) -> dict[str, Any]:
+    """The document in its written form, with the digest of its content."""
+    omit_unset_additions(document)
+    document["digest"] = digest_of(document)
+    return document
+
+
+def validated(document: dict[str, Any]) -> model.Manifest:
+    """The manifest model of a document a capture built (which is changed in place to match).
+
+    A section that does not validate (a value a job object produced that the schema refuses,
+    or a collector's bug) costs only itself: it is dropped, its collector's record says why,
+    and the document is sealed again.
+    """
+    from pydantic import ValidationError
+
+    from envsnap.manifest.model import Manifest as ManifestModel
+
+    while True:
+        try:
+            return ManifestModel.model_validate(document)
+        except ValidationError as exc:
+            invalid = {
+                str(error["loc"][0]): error["msg"]
+                for error in exc.errors()
+                if error["loc"]
+                and document.get(str(error["loc"][0])) is not None
+                and str(error["loc"][0]) in SECTION_RECORDS
+            }
+            if not invalid:
+                raise
+            for name, message in invalid.items():
+                document[name] = None
+                record = document["collectors"].setdefault(name, {"duration_ms": 0.0})
+                record.update(status="error", reason=f"invalid section: {message}"[:500])
+            ran = document["tool"]["collectors_run"]
+            document["tool"]["collectors_run"] = [name for name in ran if name not in invalid]
+            sealed(document)
 
 
 def capture_budget_s(config: CaptureConfig, inputs: Mapping[str, Any] | None = None) -> float:
@@ -166,12 +237,15 @@ def capture_budget_s(config: CaptureConfig, inputs: Mapping[str, Any] | None = N
     Only the data collector uses the extra time, and it stops hashing by itself when
     data.budget_s runs out; the other collectors keep their own short limits.
     """
-    settings: DataDeclared = parse("data", config.declared.get("data", {}), "config")
-    has_data = settings.paths or settings.sources or (inputs or {}).get("data") is not None
-    return config.budget_s + (settings.budget_s if has_data else 0.0)
+    # Config tables were validated when the config was loaded.
+    table = config.declared.get("data", {})
+    has_data = table.get("paths") or table.get("sources") or (inputs or {}).get("data") is not None
+    return config.budget_s + (
+        float(table.get("budget_s", DEFAULT_DATA_BUDGET_S)) if has_data else 0.0
+    )
 
 
-def capture_process(
+def capture_document(
     *,
     config: CaptureConfig | None = None,
     only: Sequence[str] | None = None,
@@ -180,8 +254,8 @@ def capture_process(
     inputs: Mapping[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
     in_job: bool = False,
-) -> Manifest:
-    """Capture the current process's conditions (used by the CLI and the in-job API).
+) -> dict[str, Any]:
+    """Capture the current process's conditions into a sealed document (used by the CLI).
 
     The capture applies its own time budget (`capture_budget_s`); callers pass the config only.
     `in_job` says the capturing process is the training job itself, so its live state (RNG
@@ -196,4 +270,14 @@ def capture_process(
         deadline=time.monotonic() + capture_budget_s(config, inputs),
         in_job=in_job,
     )
-    return build_manifest(names=names, context=context, label=label, extra=extra)
+    return build_document(names=names, context=context, label=label, extra=extra)
+
+
+def capture_process(**kwargs: Any) -> model.Manifest:
+    """`capture_document`, validated into the manifest model (used by the in-job API)."""
+    return validated(capture_document(**kwargs))
+
+
+def build_manifest(**kwargs: Any) -> model.Manifest:
+    """`build_document`, validated into the manifest model."""
+    return validated(build_document(**kwargs))

@@ -9,24 +9,35 @@ so outside those maps only value formats count.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envsnap.capturing.redact import Redactor
 from envsnap.files.reader import MAX_DEPTH
-from envsnap.manifest.freeform import free_form_paths, replace_at
-from envsnap.manifest.model import Manifest
+from envsnap.manifest.freeform import replace_at
+from envsnap.manifest.records import FREE_FORM_PATHS
+
+if TYPE_CHECKING:
+    from envsnap.manifest.model import Manifest
 
 
 def scrub_document(document: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     """Redact credential formats everywhere, and secret-named keys inside free-form maps."""
-    for path in free_form_paths(Manifest):
+    for path in FREE_FORM_PATHS:
         document = replace_at(document, path, lambda v: redactor.redact_json(v, by_name=True))
     clean: dict[str, Any] = redactor.redact_json(document, by_name=False)
     return clean
 
 
+def clean_document(document: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
+    """A document (JSON form, as records give it) with text UTF-8 can carry and no
+    credentials."""
+    return scrub_document(utf8_safe(document), redactor)
+
+
 def scrubbed(manifest: Manifest, redactor: Redactor) -> Manifest:
     """The manifest with text UTF-8 can carry and no credentials (unchanged when clean)."""
+    from envsnap.manifest.model import Manifest
+
     # Python mode first: the JSON-mode dump turns such characters in dict keys into U+FFFD.
     native = manifest.to_native()  # model_dump() would build the whole tree's serializer
     encodable = utf8_safe(native)

@@ -27,7 +27,11 @@ if TYPE_CHECKING:
     metavar="A,B",
     help="Do not run these collectors.",
 )
-@click.option("--strict", is_flag=True, help="Exit 1 if any collector failed.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Validate the manifest before writing it; exit 1 if any collector failed.",
+)
 @click.option(
     "--torch", "import_torch", is_flag=True, help="Import torch to record its runtime flags."
 )
@@ -96,7 +100,8 @@ def capture(
     from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.config import apply_sets, discover_config, load_config
     from envsnap.capturing.inputs import item_errors
-    from envsnap.capturing.run import capture_process
+    from envsnap.capturing.run import capture_document, validated
+    from envsnap.manifest.canonical import pretty_text
 
     config = load_config(config_path) if config_path else discover_config(working_directory())
     changes: dict[str, object] = {"import_torch": import_torch}
@@ -105,14 +110,18 @@ def capture(
     config = config.with_overrides(**changes)
     config = _with_flags(config, data_paths, data_mode, data_budget, tokenizer_path, template_paths)
     config = apply_sets(config, assignments)
-    manifest = capture_process(config=config, only=only or None, skip=skip or None, label=label)
-    emit(manifest.to_json(), output)
+    document = capture_document(config=config, only=only or None, skip=skip or None, label=label)
+    if strict:
+        # Captures trust their own records (the test suite validates every collector's);
+        # --strict also checks this one against the schema, as a reader will.
+        validated(document)
+    emit(pretty_text(document), output)
     failed = sorted(
-        name for name, record in manifest.collectors.items() if record.status == "error"
+        name for name, record in document["collectors"].items() if record["status"] == "error"
     )
     from envsnap.render.escape import terminal_text
 
-    problems = item_errors(manifest)
+    problems = item_errors(document)
     for problem in problems:
         click.echo(f"envsnap: {terminal_text(problem)}", err=True)
     if failed:

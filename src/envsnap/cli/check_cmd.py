@@ -19,10 +19,10 @@ def _document(file: str | None, import_torch: bool) -> tuple[dict[str, Any], str
         return load_any(file).to_document(), file
     from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.config import discover_config
-    from envsnap.capturing.run import capture_process
+    from envsnap.capturing.run import capture_document
 
     config = discover_config(working_directory()).with_overrides(import_torch=import_torch)
-    return capture_process(config=config).to_document(), "(this environment)"
+    return capture_document(config=config), "(this environment)"
 
 
 @cli.command()

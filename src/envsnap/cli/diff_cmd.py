@@ -46,9 +46,9 @@ def load_side(path: str, earlier: Diffable | None = None) -> Diffable:
 def _current_document() -> dict[str, Any]:
     from envsnap.capturing.collectors.base import working_directory
     from envsnap.capturing.config import discover_config
-    from envsnap.capturing.run import capture_process
+    from envsnap.capturing.run import capture_document
 
-    return capture_process(config=discover_config(working_directory())).to_document()
+    return capture_document(config=discover_config(working_directory()))
 
 
 @cli.command()

@@ -135,10 +135,10 @@ def run_as(
 def _not_applicable_here(document: dict[str, Any]) -> list[str]:
     """Differences between B and this environment that cannot be applied, most severe first."""
     from envsnap.capturing.config import discover_config
-    from envsnap.capturing.run import capture_process
+    from envsnap.capturing.run import capture_document
     from envsnap.experiment.findings import not_applicable_here
 
-    here = capture_process(config=discover_config(Path.cwd())).to_document()
+    here = capture_document(config=discover_config(Path.cwd()))
     return not_applicable_here(document, here)
 
 

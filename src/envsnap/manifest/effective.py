@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from envsnap.manifest import gpu_table
-from envsnap.manifest.sections.torch_runtime import EffectivePrecision, EffectiveTf32
+from envsnap.manifest.records import EffectivePrecision, EffectiveTf32
 
 NVIDIA_OVERRIDE = "NVIDIA_TF32_OVERRIDE"
 CUBLAS_OVERRIDE = "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"

@@ -11,15 +11,18 @@ from __future__ import annotations
 import functools
 import typing
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, JsonValue
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 Path = tuple[str, ...]
 
 
 def _is_free_form(annotation: Any) -> bool:
     """True for JsonValue and dict[str, ...] of it (nested dicts included)."""
+    from pydantic import JsonValue
+
     if annotation is JsonValue:
         return True
     args = typing.get_args(annotation)
@@ -27,6 +30,8 @@ def _is_free_form(annotation: Any) -> bool:
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    from pydantic import BaseModel
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
     return [model for arg in typing.get_args(annotation) for model in _models_in(arg)]

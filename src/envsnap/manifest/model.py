@@ -26,6 +26,7 @@ from envsnap.files.reader import (
     too_large,
 )
 from envsnap.manifest.canonical import canonical_bytes, pretty_text
+from envsnap.manifest.compat import omit_unset_additions
 from envsnap.manifest.freeform import free_form_paths, values_at
 from envsnap.manifest.sealed import SealedDocument, published_schema
 from envsnap.manifest.sections import (
@@ -45,8 +46,7 @@ from envsnap.manifest.sections import (
     TokenizerSection,
     TorchSection,
 )
-from envsnap.manifest.sections.code import omit_unset_patch
-from envsnap.manifest.sections.packages import Package, omit_later_additions
+from envsnap.manifest.sections.packages import Package
 from envsnap.manifest.validation import validate_one_line
 
 SCHEMA_VERSION = "1.0"
@@ -160,10 +160,7 @@ class Manifest(SealedDocument):
     def to_document(self) -> dict[str, Any]:
         """The JSON-compatible dict form, digest included."""
         document = super().to_document()
-        if document.get("packages"):
-            omit_later_additions(document["packages"])
-        if document.get("code"):
-            omit_unset_patch(document["code"])
+        omit_unset_additions(document)
         return document
 
     def canonical(self) -> bytes:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,12 +12,17 @@ import pytest
 
 from envsnap.capturing.collectors import COLLECTORS
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
-from envsnap.capturing.run import build_manifest, run_collectors, select_collectors
+from envsnap.capturing.run import (
+    build_document,
+    build_manifest,
+    run_collectors,
+    select_collectors,
+    validated,
+)
 from envsnap.errors import EnvsnapError
 from envsnap.manifest.model import Manifest, manifest_from_document
+from envsnap.manifest.records import EnvSection, PythonSection, Section
 from envsnap.manifest.sealed import verify_document
-from envsnap.manifest.sections.base import Section
-from envsnap.manifest.sections.env import EnvSection
 from tests.helpers import capture_context
 
 
@@ -249,3 +256,79 @@ def test_capture_process_applies_the_data_budget_itself(monkeypatch: pytest.Monk
     before = time.monotonic()
     run.capture_process(config=config, only=["python"])
     assert deadlines and deadlines[0] - before >= 500.0
+
+
+def test_a_value_that_is_not_json_costs_only_its_collector(tmp_path: Path) -> None:
+    def foreign(context: CaptureContext) -> Section:
+        return EnvSection(variables={"TORCH_X": object()}, prefixes=[], names=[])  # type: ignore[dict-item]
+
+    registry = _registry(env=foreign, gpu=_env_section)
+    document = build_document(names=["env"], context=capture_context(tmp_path), registry=registry)
+    assert document["env"] is None
+    assert document["collectors"]["env"]["status"] == "error"
+    assert document["collectors"]["env"]["reason"] == "TypeError: object is not a JSON value"
+    assert verify_document(document)[0]
+
+
+def test_a_section_the_schema_refuses_costs_only_itself_when_validated(tmp_path: Path) -> None:
+    """Captures trust their records; `validated` (the in-job API, capture --strict) checks them,
+    and drops a section the schema refuses instead of failing the capture."""
+
+    def refused(context: CaptureContext) -> Section:
+        return EnvSection(variables={"TORCH_X": 3}, prefixes=[], names=[])  # type: ignore[dict-item]
+
+    registry = _registry(env=refused, python=_python_section)
+    document = build_document(
+        names=["env", "python"], context=capture_context(tmp_path), registry=registry
+    )
+    assert document["env"] == {
+        "unknown": {},
+        "variables": {"TORCH_X": 3},
+        "prefixes": [],
+        "names": [],
+        "redacted": [],
+    }
+    manifest = validated(document)
+    assert manifest.env is None and manifest.python is not None
+    record = manifest.collectors["env"]
+    assert record.status == "error"
+    assert record.reason == "invalid section: Input should be a valid string"
+    assert manifest.tool.collectors_run == ["python"]
+    assert document == manifest.to_document()
+    assert verify_document(document)[0]
+
+
+def _python_section(context: CaptureContext) -> Section:
+    return PythonSection(
+        version="3.11.7",
+        implementation="CPython",
+        compiler=None,
+        executable="/usr/bin/python3",
+        prefix="/usr",
+        base_prefix="/usr",
+        environment="system",
+        in_venv=False,
+        conda_env=None,
+        hash_randomization=True,
+        gil_disabled=None,
+    )
+
+
+@pytest.mark.slow
+def test_the_cli_capture_imports_neither_pydantic_nor_torch(tmp_path: Path) -> None:
+    """What keeps `envsnap capture` at a fraction of collect_env: no model classes to build."""
+    script = (
+        "import sys\n"
+        "from envsnap.cli import main\n"
+        "try:\n"
+        f"    main(['capture', '-o', {str(tmp_path / 'run.json')!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in ('pydantic', 'torch', 'numpy') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "run.json").is_file()

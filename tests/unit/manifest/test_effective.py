@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from envsnap.manifest.effective import Device, chain_precision, resolve
-from envsnap.manifest.sections.torch_runtime import EffectivePrecision
+from envsnap.manifest.records import EffectivePrecision
 
 A100 = Device("NVIDIA A100-SXM4-80GB", "8.0")
 V100 = Device("Tesla V100-SXM2-32GB", "7.0")

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from envsnap.capturing.config import CaptureConfig
 from envsnap.capturing.redact import DEFAULT_REDACTOR, Redactor
-from envsnap.manifest.sections.base import Section
+from envsnap.manifest.records import Section
 
 
 class CollectorUnavailable(Exception):

@@ -11,7 +11,7 @@ from envsnap.capturing.collectors import git_cli as git
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.stream import Streamed, run_streamed
 from envsnap.manifest.hashing import sha256_file
-from envsnap.manifest.sections.code import CodeSection, Remote, Submodule
+from envsnap.manifest.records import CodeSection, Remote, Submodule
 
 # The dirty-tree patch itself is kept in the manifest up to this size (code.patch); a larger
 # one is recorded by digest and size only. 256 KiB holds the edits of a typical experiment

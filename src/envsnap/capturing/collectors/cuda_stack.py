@@ -27,7 +27,7 @@ from pathlib import Path
 from envsnap.capturing.collectors.base import CaptureContext, Collector
 from envsnap.capturing.collectors.packages import conda_packages
 from envsnap.manifest import build_tags
-from envsnap.manifest.sections.cuda_stack import (
+from envsnap.manifest.records import (
     CudaStackSection,
     Library,
     LibraryCopy,

@@ -12,16 +12,20 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.injob import json_digest, qualname
 from envsnap.capturing.datacache import DigestCache
 from envsnap.capturing.datahash import SAMPLE_BLOCK_BYTES, HashOptions, hash_path
-from envsnap.capturing.declared import DataDeclared, DataSourceDeclared, parse
+from envsnap.capturing.declared import parse
 from envsnap.errors import ConfigError
-from envsnap.manifest.sections.data import DataItem, DataSection, DatasetInfo
+from envsnap.manifest.records import DataItem, DataSection, DatasetInfo
 
+if TYPE_CHECKING:
+    from envsnap.capturing.declared_models import DataDeclared
+
+_NOTHING_DECLARED = "no data declared (use --data, [tool.envsnap.data] or data=)"
 _WRONG_TYPE = (
     "expected a path, a list of paths, a dict of name -> path/dataset, or a datasets.Dataset; "
     "got {}"
@@ -57,6 +61,8 @@ def dataset_info(obj: Any) -> DatasetInfo:
 
 def _requests(context: CaptureContext, settings: DataDeclared) -> dict[str, Any]:
     """Declared name -> what to read: DataSourceDeclared, a dataset object, or an error text."""
+    from envsnap.capturing.declared_models import DataSourceDeclared
+
     wanted: dict[str, Any] = {}
     for path in settings.paths:
         wanted[path] = DataSourceDeclared(path=path)
@@ -96,10 +102,13 @@ def _requests(context: CaptureContext, settings: DataDeclared) -> dict[str, Any]
 
 
 def collect(context: CaptureContext) -> DataSection:
-    settings: DataDeclared = parse("data", context.config.declared.get("data", {}), "config")
+    table = context.config.declared.get("data", {})
+    if not table.get("paths") and not table.get("sources") and context.inputs.get("data") is None:
+        raise CollectorUnavailable(_NOTHING_DECLARED)
+    settings: DataDeclared = parse("data", table, "config")
     wanted = _requests(context, settings)
     if not wanted:
-        raise CollectorUnavailable("no data declared (use --data, [tool.envsnap.data] or data=)")
+        raise CollectorUnavailable(_NOTHING_DECLARED)
     deadline = min(time.monotonic() + settings.budget_s, context.deadline - 0.5)
     section = DataSection(other=settings.other)
     for name, request in sorted(wanted.items()):
@@ -112,6 +121,8 @@ def collect(context: CaptureContext) -> DataSection:
 def _one(
     context: CaptureContext, settings: DataDeclared, request: Any, deadline: float
 ) -> DataItem:
+    from envsnap.capturing.declared_models import DataSourceDeclared
+
     if isinstance(request, str):
         return DataItem(kind="invalid", error=request)
     if not isinstance(request, DataSourceDeclared):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from envsnap.capturing.collectors.base import CaptureContext, Collector
 from envsnap.capturing.collectors.gpu import uuid_hash
 from envsnap.capturing.redact import REDACTED
-from envsnap.manifest.sections.env import EnvSection
+from envsnap.manifest.records import EnvSection
 
 # Device selectors that may name boards by UUID; the manifest keeps only a short hash of those.
 DEVICE_SELECTORS = frozenset(

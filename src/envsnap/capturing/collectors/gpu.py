@@ -9,18 +9,20 @@ section. NVML is always shut down again, whatever happened.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.manifest import gpu_table
 from envsnap.manifest.effective import Device
-from envsnap.manifest.sections.gpu import (
+from envsnap.manifest.records import (
     GpuCapabilities,
     GpuDevice,
     GpuLink,
@@ -138,12 +140,49 @@ def probe_library(name: str, timeout_s: float) -> str | None:
     return None if done.returncode == 0 else f"{name} cannot be loaded"
 
 
+# Where glibc's loader looks for a bare library name after LD_LIBRARY_PATH: its cache (built
+# from /etc/ld.so.conf by ldconfig, multiarch directories included) and its trusted
+# directories (ld.so(8)).
+LOADER_CACHE = Path("/etc/ld.so.cache")
+LOADER_DIRS = ("/lib", "/usr/lib", "/lib64", "/usr/lib64")
+_CACHE_MAX_BYTES = 16 * 1024 * 1024
+
+
+def library_on_search_path(
+    name: str,
+    env: Mapping[str, str],
+    cache: Path = LOADER_CACHE,
+    trusted: Sequence[str] = LOADER_DIRS,
+) -> bool:
+    """Whether the dynamic loader could find `name` at all: a file in LD_LIBRARY_PATH or a
+    trusted directory, or the name in the loader's cache. Cheap (no process, no dlopen), so
+    a host without the library is told apart before anything is loaded. The executable's own
+    RPATH is not read: a library reachable only through it counts as absent."""
+    if "/" in name:
+        return os.path.exists(name)
+    directories = [d for d in env.get("LD_LIBRARY_PATH", "").split(":") if d]
+    if any(os.path.exists(os.path.join(d, name)) for d in (*directories, *trusted)):
+        return True
+    try:
+        with cache.open("rb") as handle:
+            listed = handle.read(_CACHE_MAX_BYTES)
+    except OSError:
+        return True  # no cache to rule it out: let the probe decide
+    # The cache's string table holds each name and each full path, NUL-terminated.
+    entry = name.encode() + b"\0"
+    return b"\0" + entry in listed or b"/" + entry in listed
+
+
 def load_nvml() -> Any:
-    """The pynvml module. On Linux the driver's NVML library is first loaded in a child
-    process: a host without it is told apart before importing pynvml (a large module: tens of
-    ms), and one whose loading blocks costs this collector its deadline, not the capture."""
+    """The pynvml module. On Linux the driver's NVML library is first looked for on the
+    loader's search path, then loaded in a child process: a host without it is told apart
+    before importing pynvml (a large module: tens of ms) or starting a process, and one whose
+    loading blocks costs this collector its deadline, not the capture."""
     if sys.platform.startswith("linux") and "pynvml" not in sys.modules:
-        reason = probe_library(NVML_LIBRARY, NVML_PROBE_TIMEOUT_S)
+        reason = None
+        if not library_on_search_path(NVML_LIBRARY, os.environ):
+            reason = f"{NVML_LIBRARY} is not on the loader's search path"
+        reason = reason or probe_library(NVML_LIBRARY, NVML_PROBE_TIMEOUT_S)
         if reason is not None and "did not load" in reason:
             raise RuntimeError(reason)
         if reason is not None:

@@ -9,17 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any, TypeVar
-
-from pydantic import ValidationError
+from typing import Any
 
 from envsnap.capturing.collectors.base import CaptureContext
-from envsnap.capturing.declared import DECLARED_MODELS, normalize
+from envsnap.capturing.declared import normalize
 from envsnap.errors import ConfigError
 from envsnap.manifest.canonical import DIGEST_PREFIX, canonical_bytes
-from envsnap.manifest.sections.base import Model
-
-M = TypeVar("M", bound=Model)
 
 
 def loaded_torch(context: CaptureContext) -> Any:
@@ -68,35 +63,33 @@ def json_safe(value: Any, depth: int = 0) -> Any:
 
 
 def declared_values(
-    context: CaptureContext, section: str, model: type[M]
-) -> tuple[M, dict[str, str], dict[str, str]]:
+    context: CaptureContext, section: str
+) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
     """Declared values of a section: config (file and --set) overlaid by the API's dict.
 
-    Returns the validated model, field -> source ('config' or 'api'), and field -> problem for
-    API values that were rejected (recorded in the section's `unknown`, never raised).
+    Returns the declared fields' values (validated: config tables when they were loaded, API
+    values one by one here), field -> source ('config' or 'api'), and field -> problem for API
+    values that were rejected (recorded in the section's `unknown`, never raised). Fields not
+    declared are left out: the section record fills in their defaults.
     """
-    assert DECLARED_MODELS[section] is model
     values: dict[str, Any] = dict(context.config.declared.get(section, {}))
     sources = dict.fromkeys(values, "config")
     problems: dict[str, str] = {}
     given = context.inputs.get(section)
-    if given is not None:
-        if not isinstance(given, dict):
-            problems[section] = f"expected a dict of declared fields, got {type(given).__name__}"
-        else:
-            for key, raw in given.items():
-                # precision={"amp_dtype": torch.bfloat16} is the natural spelling in a job.
-                is_dtype = type(raw).__name__ == "dtype" and type(raw).__module__ == "torch"
-                value = dtype_name(raw) if is_dtype else raw
-                try:
-                    clean = normalize(section, {str(key): value}, "api")
-                except ConfigError as exc:
-                    problems[str(key)] = str(exc).removeprefix("api: ")
-                    continue
-                values.update(clean)
-                sources.update(dict.fromkeys(clean, "api"))
-    try:
-        return model.model_validate(values), sources, problems
-    except ValidationError as exc:  # config was validated at load; keep going regardless
-        problems[section] = str(exc.errors()[0]["msg"])
-        return model(), {}, problems
+    if given is None:
+        return values, sources, problems
+    if not isinstance(given, dict):
+        problems[section] = f"expected a dict of declared fields, got {type(given).__name__}"
+        return values, sources, problems
+    for key, raw in given.items():
+        # precision={"amp_dtype": torch.bfloat16} is the natural spelling in a job.
+        is_dtype = type(raw).__name__ == "dtype" and type(raw).__module__ == "torch"
+        value = dtype_name(raw) if is_dtype else raw
+        try:
+            clean = normalize(section, {str(key): value}, "api")
+        except ConfigError as exc:
+            problems[str(key)] = str(exc).removeprefix("api: ")
+            continue
+        values.update(clean)
+        sources.update(dict.fromkeys(clean, "api"))
+    return values, sources, problems

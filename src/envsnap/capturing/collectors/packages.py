@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
-from importlib import metadata
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector
 from envsnap.capturing.redact import Redactor
 from envsnap.manifest.hashing import sha256_file
-from envsnap.manifest.sections.packages import CondaPackage, LockFile, Package, PackagesSection
+from envsnap.manifest.records import CondaPackage, LockFile, Package, PackagesSection
 
 # Files at the project root that pin the environment.
 LOCK_FILE_PATTERNS: tuple[str, ...] = (
@@ -54,7 +55,74 @@ def project_root(cwd: Path) -> Path:
     return cwd
 
 
-def _source(dist: metadata.Distribution, redactor: Redactor) -> dict[str, Any]:
+class Distribution(Protocol):
+    """What this collector reads of an installed distribution (importlib.metadata's
+    Distribution has it too)."""
+
+    def read_text(self, filename: str) -> str | None: ...
+
+    @property
+    def metadata(self) -> Any: ...
+
+
+class MetadataDirectory:
+    """A *.dist-info or *.egg-info directory, read with plain file calls.
+
+    importlib.metadata finds and reads the same files through pathlib objects, which cost
+    more than the reading itself, and importing it pulls in the e-mail package.
+    """
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def read_text(self, filename: str) -> str | None:
+        try:
+            with open(os.path.join(self.path, filename), encoding="utf-8") as handle:
+                return handle.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    @property
+    def metadata(self) -> Any:
+        """The e-mail parser's reading (the fallback for unusual metadata files)."""
+        from importlib import metadata
+
+        return metadata.PathDistribution(Path(self.path)).metadata
+
+
+def distributions(paths: Sequence[str] | None = None) -> Iterator[Distribution]:
+    """The installed distributions on `paths` (default sys.path), in importlib.metadata's order:
+    path by path, and within a directory its *.dist-info and *.egg-info entries grouped by
+    name, then an egg directory's EGG-INFO. Zip archives on the path go through
+    importlib.metadata itself."""
+    for entry in sys.path if paths is None else paths:
+        root = entry or "."
+        try:
+            children = os.listdir(root)
+        except NotADirectoryError:
+            from importlib import metadata
+
+            yield from metadata.distributions(path=[root])
+            continue
+        except OSError:
+            continue
+        by_name: dict[str, list[str]] = {}
+        for child in sorted(children):
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")):
+                name = canonical_name(low.rpartition(".")[0].partition("-")[0])
+                by_name.setdefault(name, []).append(child)
+        for group in by_name.values():
+            yield from (MetadataDirectory(os.path.join(root, child)) for child in group)
+        if os.path.basename(root).lower().endswith(".egg"):
+            for child in sorted(children):
+                if child.lower() == "egg-info":
+                    yield MetadataDirectory(os.path.join(root, child))
+
+
+def _source(dist: Distribution, redactor: Redactor) -> dict[str, Any]:
     raw = _read(dist, "direct_url.json")
     if not raw:
         return {"source": "index"}
@@ -84,14 +152,14 @@ def _archive_hashes(archive: object) -> dict[str, str]:
     return {algorithm: value} if sep and value else {}
 
 
-def _read(dist: metadata.Distribution, filename: str) -> str | None:
+def _read(dist: Distribution, filename: str) -> str | None:
     try:
         return dist.read_text(filename)
     except (OSError, UnicodeDecodeError):
         return None
 
 
-def name_and_version(dist: metadata.Distribution) -> tuple[str | None, str | None]:
+def name_and_version(dist: Distribution) -> tuple[str | None, str | None]:
     """Name and Version from the metadata file's header block.
 
     `dist.metadata` runs the stdlib e-mail parser over the whole file (long descriptions
@@ -121,7 +189,7 @@ def name_and_version(dist: metadata.Distribution) -> tuple[str | None, str | Non
 def installed_packages(redactor: Redactor) -> dict[str, Package]:
     """Every distribution on sys.path; the first one found for a name is the one imported."""
     packages: dict[str, Package] = {}
-    for dist in metadata.distributions():
+    for dist in distributions():
         name, version = name_and_version(dist)
         if not name:
             continue

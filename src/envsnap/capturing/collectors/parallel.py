@@ -16,9 +16,8 @@ from typing import Any
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.injob import declared_values, loaded_torch, qualname
 from envsnap.capturing.collectors.wrappers import unwrap
-from envsnap.manifest.sections.parallel import (
+from envsnap.manifest.records import (
     DataLoaderInfo,
-    ParallelDeclared,
     ParallelSection,
     SamplerInfo,
 )
@@ -267,8 +266,8 @@ def derive_global_batch(section: ParallelSection) -> None:
 
 
 def collect(context: CaptureContext) -> ParallelSection:
-    declared, sources, problems = declared_values(context, "parallel", ParallelDeclared)
-    section = ParallelSection(**declared.model_dump(), sources=sources)
+    declared, sources, problems = declared_values(context, "parallel")
+    section = ParallelSection(**declared, sources=sources)
     section.unknown.update({f"declared.{k}": v for k, v in problems.items()})
     _layout(section, context.env, loaded_torch(context))
     model, loader = context.inputs.get("model"), context.inputs.get("dataloader")

@@ -18,11 +18,10 @@ from envsnap.capturing.collectors.injob import (
     qualname,
 )
 from envsnap.capturing.collectors.wrappers import unwrap
-from envsnap.manifest.sections.precision import (
+from envsnap.manifest.records import (
     AutocastState,
     DtypeStats,
     OptimizerInfo,
-    PrecisionDeclared,
     PrecisionSection,
     ScalerState,
     SchedulerInfo,
@@ -161,12 +160,12 @@ def _scheduler(scheduler: Any) -> SchedulerInfo:
 
 
 def collect(context: CaptureContext) -> PrecisionSection:
-    declared, sources, problems = declared_values(context, "precision", PrecisionDeclared)
+    declared, sources, problems = declared_values(context, "precision")
     given = {name: context.inputs.get(name) for name in _OBJECTS}
     torch = loaded_torch(context)
     if not any(v is not None for v in given.values()) and not sources and torch is None:
         raise CollectorUnavailable("no model, optimizer, scaler or declared precision fields")
-    section = PrecisionSection(**declared.model_dump(), sources=sources)
+    section = PrecisionSection(**declared, sources=sources)
     section.unknown.update({f"declared.{k}": v for k, v in problems.items()})
     readers = {
         "model": lambda obj: _model_facts(obj, section),

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector
-from envsnap.manifest.sections.python import EnvironmentKind, PythonSection
+from envsnap.manifest.records import EnvironmentKind, PythonSection
 
 
 def _environment_kind(prefix: Path, in_venv: bool) -> EnvironmentKind:

@@ -14,7 +14,7 @@ from typing import Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector
 from envsnap.manifest.canonical import canonical_bytes
-from envsnap.manifest.sections.seeds import DeclaredBy, SeedsSection
+from envsnap.manifest.records import DeclaredBy, SeedsSection
 
 
 def _sha256(data: bytes) -> str:

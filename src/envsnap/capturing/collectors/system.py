@@ -9,7 +9,7 @@ import socket
 from pathlib import Path
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector
-from envsnap.manifest.sections.system import Container, Cpu, SystemSection
+from envsnap.manifest.records import Container, Cpu, SystemSection
 
 # ISA extensions that change which kernels oneDNN, MKL, ATen or NumPy dispatch to.
 _ISA_EXACT = frozenset(

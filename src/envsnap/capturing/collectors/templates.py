@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
-from envsnap.capturing.declared import TemplatesDeclared, parse
 from envsnap.manifest.hashing import sha256_file
-from envsnap.manifest.sections.templates import TemplateEntry, TemplatesSection
+from envsnap.manifest.records import TemplateEntry, TemplatesSection
 
 
 def _file(base: Path, path: str) -> TemplateEntry:
@@ -45,13 +44,12 @@ def _wrong(value: Any) -> TemplateEntry:
 
 
 def collect(context: CaptureContext) -> TemplatesSection:
-    declared: TemplatesDeclared = parse(
-        "templates", context.config.declared.get("templates", {}), "config"
-    )
+    # Config tables were validated when the config was loaded.
+    declared = context.config.declared.get("templates", {})
     entries: dict[str, TemplateEntry] = {}
-    for path in declared.paths:
+    for path in declared.get("paths", []):
         entries[path] = _file(context.cwd, path)
-    for name, path in declared.files.items():
+    for name, path in declared.get("files", {}).items():
         entries[name] = _file(context.cwd, path)
     given = context.inputs.get("templates")
     if isinstance(given, (str, os.PathLike)):

@@ -17,11 +17,10 @@ from typing import Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.injob import json_digest, qualname
-from envsnap.capturing.declared import TokenizerDeclared, parse
 from envsnap.errors import EnvsnapError
 from envsnap.files.reader import read_input
 from envsnap.manifest.hashing import sha256_file
-from envsnap.manifest.sections.tokenizer import AddedToken, TokenizerSection
+from envsnap.manifest.records import AddedToken, TokenizerSection
 
 # Files that hold the vocabulary or the pipeline, and side files worth a digest.
 MODEL_FILES = ("tokenizer.json", "vocab.json", "merges.txt", "vocab.txt", "tokenizer.model")
@@ -197,18 +196,17 @@ def from_object(section: TokenizerSection, obj: Any) -> None:
 
 
 def collect(context: CaptureContext) -> TokenizerSection:
-    declared: TokenizerDeclared = parse(
-        "tokenizer", context.config.declared.get("tokenizer", {}), "config"
-    )
+    # Config tables were validated when the config was loaded.
+    declared_path = context.config.declared.get("tokenizer", {}).get("path")
     given = context.inputs.get("tokenizer")
-    if given is None and declared.path is None:
+    if given is None and declared_path is None:
         raise CollectorUnavailable("no tokenizer declared (use --tokenizer or tokenizer=)")
     section = TokenizerSection(
         tokenizers_version=_version("tokenizers"), transformers_version=_version("transformers")
     )
     try:
         if given is None or isinstance(given, (str, os.PathLike)):
-            path = os.fspath(given) if given is not None else str(declared.path)
+            path = os.fspath(given) if given is not None else str(declared_path)
             section.path = path
             from_directory(section, Path(context.cwd, path))
         else:

@@ -26,7 +26,7 @@ from envsnap.capturing.collectors.base import (
 )
 from envsnap.capturing.collectors.gpu import visible_devices
 from envsnap.manifest import effective
-from envsnap.manifest.sections.torch_runtime import (
+from envsnap.manifest.records import (
     CompileSettings,
     CudnnFlags,
     Determinism,

@@ -32,6 +32,7 @@ from envsnap.interop.importers.collect_env_reading import (
     is_na,
 )
 from envsnap.manifest import build_tags
+from envsnap.manifest.records import plain
 from envsnap.manifest.sections.cuda_stack import Library, LibraryCopy
 
 _CONDA_BUILD = re.compile(r"cuda(?P<cuda>[\d.]+?)_cudnn(?P<cudnn>[\d.]+?)_\d+$")
@@ -208,7 +209,8 @@ def _library(reading: Reading, listing: Listing, files: TorchFiles | None, name:
         return Library(version=None, selected=None, reason=NOT_STATED, copies=[])
     if name != "triton" and files.cuda is None and _build_known(reading, files):
         reading.out.note_unknown("cuda_stack", f"libraries.{name}.copies")
-        return library(name, files, [])  # a CPU or ROCm build: said as a capture says it
+        # A CPU or ROCm build: said as a capture says it.
+        return Library.model_validate(plain(library(name, files, [])))
     if name == "cudnn":
         return _cudnn(reading, listing, files)
     packaged = _triton(listing) if name == "triton" else _packaged(name, listing, files)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from envsnap.manifest.sections.base import Model, Section
@@ -21,13 +19,6 @@ class Submodule(Model):
 class Remote(Model):
     name: str = Field(description="Remote name, e.g. origin.")
     url: str = Field(description="Remote URL with any credentials removed.")
-
-
-def omit_unset_patch(code: dict[str, Any]) -> None:
-    """Drop, in place, `patch` while it is null (it was added after the first manifests): a
-    manifest written before it re-seals to its digest."""
-    if code.get("patch") is None:
-        code.pop("patch", None)
 
 
 class CodeSection(Section):

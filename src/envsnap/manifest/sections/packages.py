@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -52,17 +52,6 @@ class CondaPackage(Model):
         description="Channel it came from (conda-forge, pytorch, or a URL without tokens); "
         "null when the record does not say.",
     )
-
-
-def omit_later_additions(packages: dict[str, Any]) -> None:
-    """Drop, in place, the fields added after the first manifests while they are unset
-    (`hashes` empty, `channel` null): a manifest written before them re-seals to its digest."""
-    for package in (packages.get("installed") or {}).values():
-        if isinstance(package, dict) and not package.get("hashes"):
-            package.pop("hashes", None)
-    for record in (packages.get("conda") or {}).values():
-        if isinstance(record, dict) and record.get("channel") is None:
-            record.pop("channel", None)
 
 
 class PackagesSection(Section):

@@ -170,9 +170,11 @@ class TorchSection(Section):
     )
     sdpa: SdpaFlags = Field(description="Which scaled-dot-product attention backends are enabled.")
     deterministic: Determinism = Field(description="Deterministic-algorithm settings.")
-    num_threads: int = Field(description="torch.get_num_threads().")
-    num_interop_threads: int = Field(description="torch.get_num_interop_threads().")
-    default_dtype: str = Field(description="torch.get_default_dtype(), e.g. 'torch.float32'.")
+    num_threads: int | None = Field(description="torch.get_num_threads().")
+    num_interop_threads: int | None = Field(description="torch.get_num_interop_threads().")
+    default_dtype: str | None = Field(
+        description="torch.get_default_dtype(), e.g. 'torch.float32'."
+    )
     cpu_capability: str | None = Field(
         description="torch.backends.cpu.get_cpu_capability(): DEFAULT, AVX2, AVX512, SVE256..."
     )

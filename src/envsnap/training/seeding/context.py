@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from envsnap.manifest.sections.seeds import DeterminismLevel
+from envsnap.manifest.records import DeterminismLevel
 from envsnap.training.seeding import manager as _manager
 from envsnap.training.seeding.manager import CUBLAS_ENV, SeedManager
 from envsnap.training.seeding.state import installed

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from envsnap.manifest.sections.seeds import DeterminismFlags, DeterminismLevel
+from envsnap.manifest.records import DeterminismFlags, DeterminismLevel
 from envsnap.training.seeding.derive import derive_seed, numpy_seed_words
 from envsnap.training.seeding.state import capture_state, cuda_initialized, installed, restore_state
 

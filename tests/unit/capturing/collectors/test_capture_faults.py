@@ -54,6 +54,40 @@ def test_a_missing_library_is_still_skipped(
     assert gpu.probe_library("libc.so.6", 10.0) is None
 
 
+def test_the_loader_search_path_is_read_without_loading_anything(tmp_path: Path) -> None:
+    name = "libenvsnap-test-absent.so.1"
+    empty_cache = tmp_path / "ld.so.cache"
+    empty_cache.write_bytes(b"glibc-ld.so.cache1.1\0libother.so.1\0")
+    assert not gpu.library_on_search_path(name, {}, empty_cache, trusted=())
+    # In a directory of LD_LIBRARY_PATH.
+    libdir = tmp_path / "lib"
+    libdir.mkdir()
+    (libdir / name).write_bytes(b"")
+    env = {"LD_LIBRARY_PATH": f"/nonexistent:{libdir}"}
+    assert gpu.library_on_search_path(name, env, empty_cache, trusted=())
+    # In a trusted directory.
+    assert gpu.library_on_search_path(name, {}, empty_cache, trusted=(str(libdir),))
+    # Named in the loader's cache, alone or as a path; names that merely contain it do not count.
+    listed = tmp_path / "listed.cache"
+    listed.write_bytes(b"glibc-ld.so.cache1.1\0" + name.encode() + b"\0")
+    assert gpu.library_on_search_path(name, {}, listed, trusted=())
+    assert not gpu.library_on_search_path(name[:-2], {}, listed, trusted=())
+    assert not gpu.library_on_search_path(name[3:], {}, listed, trusted=())
+    as_path = tmp_path / "path.cache"
+    as_path.write_bytes(b"\0/usr/lib/x86_64-linux-gnu/" + name.encode() + b"\0")
+    assert gpu.library_on_search_path(name, {}, as_path, trusted=())
+    # No cache to rule it out: the probe decides.
+    assert gpu.library_on_search_path(name, {}, tmp_path / "missing.cache", trusted=())
+    # A path is looked at directly.
+    assert gpu.library_on_search_path(str(libdir / name), {}, empty_cache, trusted=())
+    assert not gpu.library_on_search_path(str(tmp_path / name), {}, empty_cache, trusted=())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's loader cache")
+def test_this_hosts_c_library_is_on_the_search_path() -> None:
+    assert gpu.library_on_search_path("libc.so.6", dict(os.environ))
+
+
 def test_output_is_digested_as_it_streams_and_only_its_head_kept(tmp_path: Path) -> None:
     size = 48 * 1024 * 1024
     result = run_streamed(

@@ -14,7 +14,7 @@ import pytest
 
 from envsnap.capturing.collectors.code import collect
 from envsnap.capturing.run import run_collectors
-from envsnap.manifest.sections.code import CodeSection
+from envsnap.manifest.records import CodeSection
 from tests import helpers
 from tests.helpers import capture_context, git, reads_blocked_by_chmod
 
@@ -208,10 +208,11 @@ def test_git_missing_from_path_is_skipped(make_repo: MakeRepo, no_git_env: dict[
     script = (
         "import json, sys\n"
         "from envsnap.capturing.run import run_collectors\n"
+        "from envsnap.manifest.records import plain\n"
         "from tests.helpers import capture_context\n"
         "from pathlib import Path\n"
         "_, records = run_collectors(['code'], capture_context(Path.cwd()))\n"
-        "print(json.dumps(records['code'].model_dump()))\n"
+        "print(json.dumps(plain(records['code'])))\n"
     )
     root = helpers.REPO_ROOT
     done = subprocess.run(

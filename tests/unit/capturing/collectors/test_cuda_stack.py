@@ -269,7 +269,8 @@ def test_real_collector_reads_sys_path_without_importing_torch(tmp_path: Path) -
         "from envsnap.capturing.collectors.cuda_stack import collect\n"
         "s = collect(CaptureContext.from_process())\n"
         "assert 'torch' not in sys.modules\n"
-        "print(json.dumps(s.model_dump(mode='json')))\n"
+        "from envsnap.manifest.records import plain\n"
+        "print(json.dumps(plain(s)))\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path[1:]])}
     done = subprocess.run(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from envsnap.capturing.collectors.base import CaptureContext
 from envsnap.capturing.collectors.env import collect
 from envsnap.capturing.config import CaptureConfig
+from envsnap.manifest.records import plain
 from envsnap.manifest.sections.env import EnvSection
 from tests.helpers import capture_context
 
@@ -67,7 +69,7 @@ def test_secrets_are_redacted_and_lookalikes_kept() -> None:
     assert section.variables["TOKENIZERS_PARALLELISM"] == "false"
     assert section.variables["HF_HUB_DISABLE_IMPLICIT_TOKEN"] == "1"
     assert section.variables["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
-    dumped = section.model_dump_json()
+    dumped = json.dumps(plain(section))
     for secret in ("plain-hf-secret", "endpoint-pw", "plain-torch-secret", "not-in-a-family"):
         assert secret not in dumped
 

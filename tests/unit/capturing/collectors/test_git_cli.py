@@ -15,6 +15,7 @@ import pytest
 
 from envsnap.capturing.collectors import code
 from envsnap.capturing.run import run_collectors
+from envsnap.manifest.records import plain
 from tests.helpers import capture_context, git
 
 gitpython = pytest.importorskip("git")
@@ -126,7 +127,7 @@ def _facts(cwd: Path) -> tuple[dict[str, Any] | None, str, str | None]:
     sections, records = run_collectors(["code"], capture_context(cwd))
     section = sections["code"]
     record = records["code"]
-    return (section.model_dump() if section else None), record.status, record.reason
+    return (plain(section) if section else None), record.status, record.reason
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -19,6 +20,7 @@ from envsnap.capturing.collectors.packages import (
     canonical_name,
     collect,
     conda_packages,
+    distributions,
     lock_files,
     name_and_version,
 )
@@ -55,6 +57,35 @@ def test_every_distribution_matches_the_stdlib_parser() -> None:
     for dist in metadata.distributions():
         name, version = name_and_version(dist)
         assert (name, version) == (dist.metadata["Name"], dist.version)
+
+
+def test_discovery_finds_what_importlib_metadata_finds(tmp_path: Path) -> None:
+    """Every layout importlib.metadata reads: dist-info and egg-info directories, an egg-info
+    file, an egg directory's EGG-INFO, a zip archive, two versions in one directory."""
+    site, egg, other = tmp_path / "site", tmp_path / "old_pkg-0.1-py3.11.egg", tmp_path / "b"
+    header = "Metadata-Version: 2.1\nName: {}\nVersion: {}\n\nlong description\n"
+    for directory, name, version, meta in [
+        (site / "alpha-1.0.dist-info", "alpha", "1.0", "METADATA"),
+        (site / "alpha-2.0.dist-info", "alpha", "2.0", "METADATA"),
+        (site / "Beta_Pkg-3.0.egg-info", "Beta_Pkg", "3.0", "PKG-INFO"),
+        (egg / "EGG-INFO", "old_pkg", "0.1", "PKG-INFO"),
+        (other / "alpha-0.5.dist-info", "alpha", "0.5", "METADATA"),
+    ]:
+        directory.mkdir(parents=True)
+        (directory / meta).write_text(header.format(name, version), encoding="utf-8")
+    (site / "gamma-4.0.egg-info").write_text(header.format("gamma", "4.0"), encoding="utf-8")
+    archive = tmp_path / "zipped.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("delta-5.0.dist-info/METADATA", header.format("delta", "5.0"))
+    paths = [str(site), str(egg), str(archive), str(other), str(tmp_path / "missing")]
+
+    fast = [name_and_version(dist) for dist in distributions(paths)]
+    reference = [name_and_version(dist) for dist in metadata.distributions(path=paths)]
+    assert sorted(fast, key=str) == sorted(reference, key=str)
+    assert ("gamma", "4.0") in fast and ("delta", "5.0") in fast and ("old_pkg", "0.1") in fast
+    # Path order is kept: the later directory's alpha comes after the first directory's.
+    alphas = [version for name, version in fast if name == "alpha"]
+    assert alphas[-1] == "0.5"
 
 
 @pytest.mark.parametrize(

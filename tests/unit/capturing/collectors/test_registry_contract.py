@@ -10,11 +10,13 @@ import pytest
 from envsnap.capturing.collectors import COLLECTORS
 from envsnap.capturing.collectors.base import CaptureContext, CollectorUnavailable
 from envsnap.manifest.model import Manifest
+from envsnap.manifest.records import SECTION_RECORDS
 from envsnap.manifest.sections import SECTION_MODELS
+from tests.helpers import assert_valid_section
 
 
 def test_registry_keys_match_collector_names_and_manifest_fields() -> None:
-    assert list(COLLECTORS) == list(SECTION_MODELS)
+    assert list(COLLECTORS) == list(SECTION_MODELS) == list(SECTION_RECORDS)
     for name, collector in COLLECTORS.items():
         assert collector.name == name
         assert name in Manifest.model_fields
@@ -32,4 +34,5 @@ def test_collector_on_a_bare_context_returns_its_section_or_declines(
     except CollectorUnavailable as exc:
         assert str(exc), "a skipped collector must say why"
         return
-    assert isinstance(section, SECTION_MODELS[name])
+    assert isinstance(section, SECTION_RECORDS[name])
+    assert_valid_section(name, section)

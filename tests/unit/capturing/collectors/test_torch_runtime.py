@@ -89,8 +89,9 @@ def test_defaults_and_mixed_api_are_recorded() -> None:
         torch.backends.cuda.matmul.fp32_precision = "ieee"   # mixing the two APIs
         from envsnap.capturing.collectors.base import CaptureContext
         from envsnap.capturing.collectors.torch_runtime import read_torch
+        from envsnap.manifest.records import plain
         s = read_torch(torch, {}, "job")
-        print(json.dumps(s.model_dump(mode="json")))
+        print(json.dumps(plain(s)))
         """
     )
     # torch refuses to answer the legacy flag after the APIs were mixed: null plus the reason.

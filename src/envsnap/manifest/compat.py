@@ -1,0 +1,22 @@
+"""Fields added to the manifest after its first release are left out of a document while unset,
+so a manifest written before them still re-seals to its own digest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def omit_unset_additions(document: dict[str, Any]) -> None:
+    """Drop, in place, the later additions that are unset: `packages.installed.*.hashes`
+    (empty), `packages.conda.*.channel` (null) and `code.patch` (null)."""
+    packages = document.get("packages")
+    if isinstance(packages, dict):
+        for package in (packages.get("installed") or {}).values():
+            if isinstance(package, dict) and not package.get("hashes"):
+                package.pop("hashes", None)
+        for record in (packages.get("conda") or {}).values():
+            if isinstance(record, dict) and record.get("channel") is None:
+                record.pop("channel", None)
+    code = document.get("code")
+    if isinstance(code, dict) and code.get("patch") is None:
+        code.pop("patch", None)
