@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from envsnap.manifest import gpu_table
 from envsnap.manifest.records import EffectivePrecision, EffectiveTf32
 
 NVIDIA_OVERRIDE = "NVIDIA_TF32_OVERRIDE"
@@ -97,6 +96,8 @@ def _unknown(reason: str) -> EffectiveTf32:
 
 def _hardware_gate(devices: Sequence[Device] | None, devices_reason: str) -> EffectiveTf32 | None:
     """A decision from the hardware alone, or None when the GPUs can run TF32."""
+    from envsnap.manifest import gpu_table  # loaded only when there are GPUs to look up
+
     if devices is None:
         return _unknown(f"GPU compute capability unknown: {devices_reason}")
     if not devices:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from envsnap.capturing.collectors import git_cli as git
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
@@ -106,51 +108,27 @@ def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
     detached = repo.head.is_detached
     branch = None if detached else repo.active_branch.name
 
+    # The reads are independent: the untracked names and the remotes are read beside the
+    # patch, the slowest of them (git stats every tracked file for it).
+    untracked_names = _in_background(lambda: _untracked(root, context))
+    remote_list = _in_background(lambda: _remotes(repo, context))
     # Plumbing, not `git diff`: the porcelain refreshes and rewrites .git/index, which could
     # race the job's own git commands; diff-index only reads (and ignores diff.* config).
     # Streamed: a large binary change is hashed as it arrives, never held whole.
     patch = _stream(root, context, "diff-index", "-p", "HEAD", *_STABLE_DIFF, keep=PATCH_MAX_BYTES)
-    names = _stream(
-        root,
-        context,
-        "ls-files",
-        "--others",
-        "--exclude-standard",
-        "-z",
-        keep=UNTRACKED_LIST_MAX_BYTES,
-    )
-    untracked: list[str] | None = None
-    if names.complete and names.returncode == 0 and not names.timed_out:
-        untracked = sorted(os.fsdecode(p) for p in names.head.split(b"\0") if p)
-    else:
-        unknown["untracked_count"] = unknown["untracked_digest"] = _stream_problem(
-            names, "git ls-files", "untracked file names"
-        )
-    untracked_digest = _untracked_digest(root, untracked, unknown) if untracked else None
     patch_ok = patch.returncode == 0 and not patch.timed_out
     if not patch_ok:
         unknown["diff_sha256"] = unknown["diff_bytes"] = _stream_problem(
             patch, "git diff-index", "patch"
         )
-
-    submodules: list[Submodule] = []
-    if (root / ".gitmodules").exists():
-        try:
-            status: str = _git(repo, context, "submodule", "status", "--recursive")
-            submodules = _parse_submodules(status)
-        except git.GitCommandError as exc:
-            unknown["submodules"] = f"git submodule status failed: {_first_line(exc.stderr)}"
-
-    remotes: list[Remote] = []
-    try:
-        listing: str = _git(repo, context, "config", "--get-regexp", r"^remote\..*\.url$")
-        for line in listing.splitlines():
-            key, _, url = line.partition(" ")
-            name = key[len("remote.") : -len(".url")]
-            remotes.append(Remote(name=name, url=context.redactor.redact_url(url.strip())))
-    except git.GitCommandError as exc:
-        if exc.status != 1:  # 1 means "no remotes configured"
-            unknown["remotes"] = f"git config failed: {_first_line(exc.stderr)}"
+    untracked, problem = untracked_names()
+    if problem is not None:
+        unknown["untracked_count"] = unknown["untracked_digest"] = problem
+    untracked_digest = _untracked_digest(root, untracked, unknown) if untracked else None
+    submodules = _submodules(repo, root, context, unknown)
+    remotes, problem = remote_list()
+    if problem is not None:
+        unknown["remotes"] = problem
 
     return CodeSection(
         repo_root=str(root),
@@ -167,6 +145,78 @@ def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
         remotes=sorted(remotes, key=lambda r: (r.name, r.url)),
         unknown=unknown,
     )
+
+
+T = TypeVar("T")
+
+
+def _in_background(task: Callable[[], T]) -> Callable[[], T]:
+    """Start `task` in a thread; the returned function waits for it and gives its result (or
+    raises what it raised). Every git call has its own time limit, so the wait is bounded."""
+    outcome: list[tuple[bool, Any]] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, task()))
+        except BaseException as exc:
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=run, name="envsnap-code-read", daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        succeeded, value = outcome[0]
+        if not succeeded:
+            raise value
+        return cast(T, value)
+
+    return result
+
+
+def _untracked(root: Path, context: CaptureContext) -> tuple[list[str] | None, str | None]:
+    """Untracked, non-ignored file names, sorted; or None and why they could not be read."""
+    names = _stream(
+        root,
+        context,
+        "ls-files",
+        "--others",
+        "--exclude-standard",
+        "-z",
+        keep=UNTRACKED_LIST_MAX_BYTES,
+    )
+    if names.complete and names.returncode == 0 and not names.timed_out:
+        return sorted(os.fsdecode(p) for p in names.head.split(b"\0") if p), None
+    return None, _stream_problem(names, "git ls-files", "untracked file names")
+
+
+def _submodules(
+    repo: Any, root: Path, context: CaptureContext, unknown: dict[str, str]
+) -> list[Submodule]:
+    if not (root / ".gitmodules").exists():
+        return []
+    try:
+        status: str = _git(repo, context, "submodule", "status", "--recursive")
+    except git.GitCommandError as exc:
+        unknown["submodules"] = f"git submodule status failed: {_first_line(exc.stderr)}"
+        return []
+    return _parse_submodules(status)
+
+
+def _remotes(repo: Any, context: CaptureContext) -> tuple[list[Remote], str | None]:
+    """The remotes with credentials removed; or what is known and why the rest is not."""
+    try:
+        listing: str = _git(repo, context, "config", "--get-regexp", r"^remote\..*\.url$")
+    except git.GitCommandError as exc:
+        if exc.status == 1:  # 1 means "no remotes configured"
+            return [], None
+        return [], f"git config failed: {_first_line(exc.stderr)}"
+    remotes = []
+    for line in listing.splitlines():
+        key, _, url = line.partition(" ")
+        name = key[len("remote.") : -len(".url")]
+        remotes.append(Remote(name=name, url=context.redactor.redact_url(url.strip())))
+    return remotes, None
 
 
 def _stream(root: Path, context: CaptureContext, *args: str, keep: int) -> Streamed:

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.injob import json_digest, qualname
-from envsnap.capturing.datacache import DigestCache
-from envsnap.capturing.datahash import SAMPLE_BLOCK_BYTES, HashOptions, hash_path
 from envsnap.capturing.declared import parse
 from envsnap.errors import ConfigError
 from envsnap.manifest.records import DataItem, DataSection, DatasetInfo
@@ -105,6 +103,8 @@ def collect(context: CaptureContext) -> DataSection:
     table = context.config.declared.get("data", {})
     if not table.get("paths") and not table.get("sources") and context.inputs.get("data") is None:
         raise CollectorUnavailable(_NOTHING_DECLARED)
+    from envsnap.capturing.datahash import SAMPLE_BLOCK_BYTES
+
     settings: DataDeclared = parse("data", table, "config")
     wanted = _requests(context, settings)
     if not wanted:
@@ -121,6 +121,9 @@ def collect(context: CaptureContext) -> DataSection:
 def _one(
     context: CaptureContext, settings: DataDeclared, request: Any, deadline: float
 ) -> DataItem:
+    # Hashing machinery (thread pools, the digest cache) loads only when data is declared.
+    from envsnap.capturing.datacache import DigestCache
+    from envsnap.capturing.datahash import HashOptions, hash_path
     from envsnap.capturing.declared_models import DataSourceDeclared
 
     if isinstance(request, str):

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
-from envsnap.manifest import gpu_table
 from envsnap.manifest.effective import Device
 from envsnap.manifest.records import (
     GpuCapabilities,
@@ -195,6 +194,8 @@ def load_nvml() -> Any:
 
 
 def _cc(reader: NvmlReader, key: str, handle: Any) -> str | None:
+    from envsnap.manifest import gpu_table  # loaded only where there is a GPU to look up
+
     value = reader.call(f"{key}.compute_capability", "nvmlDeviceGetCudaComputeCapability", handle)
     return gpu_table.format_cc(*value) if value else None
 
@@ -247,6 +248,8 @@ def _mig_devices(reader: NvmlReader, key: str, handle: Any) -> list[MigDevice]:
 
 
 def read_device(reader: NvmlReader, index: int, handle: Any) -> GpuDevice:
+    from envsnap.manifest import gpu_table
+
     key = f"devices.{index}"
     name = reader.call(f"{key}.name", "nvmlDeviceGetName", handle)
     uuid = reader.call(f"{key}.uuid_hash", "nvmlDeviceGetUUID", handle)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import platform
 import re
-import socket
 from pathlib import Path
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector
@@ -224,7 +223,7 @@ def collect(context: CaptureContext) -> SystemSection:
         os_release=_os_release(),
         kernel=uname.release,
         libc=_libc(),
-        hostname=socket.gethostname(),
+        hostname=uname.node or None,
         cpu=_cpu(context, unknown),
         memory_total_bytes=_memory_total(),
         container=_container(context, unknown),

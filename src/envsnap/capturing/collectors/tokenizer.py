@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +51,8 @@ class _UnreadableFile(EnvsnapError, ValueError):
 
 
 def _version(distribution: str) -> str | None:
+    from importlib import metadata  # only when a tokenizer is declared
+
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
