@@ -210,7 +210,9 @@ def validated(document: dict[str, Any]) -> model.Manifest:
 
     while True:
         try:
-            return ManifestModel.model_validate(document)
+            # Sealed again from the model: a value the model coerces (3 into a float field
+            # set after a record was built) must not leave a digest the file fails.
+            manifest = ManifestModel.model_validate(document).sealed()
         except ValidationError as exc:
             invalid = {
                 str(error["loc"][0]): error["msg"]
@@ -227,7 +229,12 @@ def validated(document: dict[str, Any]) -> model.Manifest:
                 record.update(status="error", reason=f"invalid section: {message}"[:500])
             ran = document["tool"]["collectors_run"]
             document["tool"]["collectors_run"] = [name for name in ran if name not in invalid]
-            sealed(document)
+            continue
+        final = manifest.to_document()
+        if final != document:
+            document.clear()
+            document.update(final)
+        return manifest
 
 
 def capture_budget_s(config: CaptureConfig, inputs: Mapping[str, Any] | None = None) -> float:

@@ -332,3 +332,20 @@ def test_the_cli_capture_imports_neither_pydantic_nor_torch(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert (tmp_path / "run.json").is_file()
+
+
+def test_a_value_the_model_coerces_is_sealed_as_the_model_writes_it(tmp_path: Path) -> None:
+    """An int put in a float field after the record was built: what validated() returns, and
+    the document it leaves, verify against their digest."""
+
+    def env_only(context: CaptureContext) -> Section:
+        return EnvSection(variables={}, prefixes=[], names=[])
+
+    registry = _registry(env=env_only)
+    document = build_document(names=["env"], context=capture_context(tmp_path), registry=registry)
+    document["collectors"]["env"]["duration_ms"] = 3  # a float field holding an int
+    manifest = validated(document)
+    assert isinstance(document["collectors"]["env"]["duration_ms"], float)
+    assert document == manifest.to_document()
+    assert verify_document(document)[0]
+    assert verify_document(manifest.to_document())[0]
