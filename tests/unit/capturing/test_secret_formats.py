@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
+from envsnap.capturing import redact
 from envsnap.capturing.redact import REDACTED, Redactor
 from envsnap.capturing.secret_formats import KEYED, WHOLE
 from tests.helpers import FIXTURES
@@ -77,3 +80,57 @@ def test_keys_that_redact_alike_stay_distinct() -> None:
     out = R.redact_json({f"{token_a}.csv": 1, f"{token_b}.csv": 2})
     assert sorted(out.values()) == [1, 2]
     assert len(out) == 2
+
+
+def _reference_value_pass(text: str) -> str:
+    """The value formats as one alternation over the whole text: what word-by-word matching
+    must equal (it is only faster)."""
+    patterns = (*redact._TOKEN_PATTERNS, redact._PEM.pattern, *(fmt.pattern for fmt in WHOLE))
+    return re.compile("|".join(f"(?:{p})" for p in patterns)).sub(REDACTED, text)
+
+
+TOKEN_EXAMPLES = [
+    "hf_" + "Ab3" * 8,
+    "api_org_" + "Zz9" * 8,
+    "ghp_" + "a1B" * 10,
+    "github_pat_" + "A1_" * 10,
+    "glpat-" + "x-Y1" * 5,
+    "sk-" + "aB3" * 9,
+    "sk-proj-" + "Q" * 4 + "_z-" * 8,
+    "AKIA" + "ABCDEFGHIJKLMNO2",
+    "xoxb-" + "1234-abc" * 2,
+    "AIza" + "x" * 35,
+    "npm_" + "N1" * 16,
+    "eyJ" + "hbGciOi" + ".eyJ" + "zdWIiOi" + "." + "sig_Nat-ure",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIB" + "x" * 40 + "\n-----END RSA PRIVATE KEY-----",
+    "-----BEGIN PRIVATE KEY-----\nMIIB cut short",
+]
+EDGES = ["", " ", "\t", "\n", '"', "'", "`", "<", ">", ",", ";", "(", ")", "[", "]", "{", "}"]
+EDGES += ["x", "7", "_", "-", "=", ":", "/", ".", "@", "~"]
+
+
+@pytest.mark.parametrize("value", [*TOKEN_EXAMPLES, *(_example(fmt.name) for fmt in WHOLE)])
+def test_word_by_word_matching_equals_whole_text_matching(value: str) -> None:
+    for left in EDGES:
+        for right in EDGES:
+            text = f"start{left}{value}{right}end, then {value}"
+            assert R._redact_formats(text) == _reference_value_pass(text), (left, right)
+
+
+def test_word_by_word_matching_equals_whole_text_matching_on_long_source() -> None:
+    """The project's own redaction sources: long text dense with token-shaped patterns."""
+    root = Path(redact.__file__).parent
+    for name in ("redact.py", "secret_formats.py"):
+        text = (root / name).read_text(encoding="utf-8")
+        assert R._redact_formats(text) == _reference_value_pass(text)
+
+
+def test_no_value_format_matches_fewer_characters_than_the_word_threshold() -> None:
+    """Words shorter than SHORTEST_TOKEN are skipped: no format may match in fewer."""
+    if sys.version_info >= (3, 11):
+        from re import _parser as parser
+    else:  # pragma: no cover - exercised on 3.10 only
+        import sre_parse as parser
+    patterns = (*redact._TOKEN_PATTERNS, redact._PEM.pattern, *(fmt.pattern for fmt in WHOLE))
+    for pattern in patterns:
+        assert parser.parse(pattern).getwidth()[0] >= redact.SHORTEST_TOKEN, pattern
