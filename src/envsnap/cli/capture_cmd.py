@@ -119,11 +119,12 @@ def capture(
     failed = sorted(
         name for name, record in document["collectors"].items() if record["status"] == "error"
     )
-    from envsnap.render.escape import terminal_text
-
     problems = item_errors(document)
-    for problem in problems:
-        click.echo(f"envsnap: {terminal_text(problem)}", err=True)
+    if problems:
+        from envsnap.render.escape import terminal_text  # loaded only to print problems
+
+        for problem in problems:
+            click.echo(f"envsnap: {terminal_text(problem)}", err=True)
     if failed:
         click.echo(f"envsnap: collectors failed: {', '.join(failed)}", err=True)
     return 1 if strict and (failed or problems) else 0
