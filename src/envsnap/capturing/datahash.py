@@ -45,32 +45,13 @@ class HashOptions:
 
 
 @dataclass(slots=True)
-class _Entry:
-    """What hashing learns about one file; the manifest's `FileEntry` fields, as a plain
-    record: a model per file would cost more than a cached re-capture's whole stat."""
-
-    size: int | None = None
-    digest: str | None = None
-    mtime_ns: int | None = None
-    error: str | None = None
-    unstable: bool = False
-
-    def to_file_entry(self) -> FileEntry:
-        return FileEntry(
-            size=self.size,
-            digest=self.digest,
-            mtime_ns=self.mtime_ns,
-            error=self.error,
-            unstable=self.unstable,
-        )
-
-
-@dataclass(slots=True)
 class _Task:
     rel: bytes
     path: str
     stat: os.stat_result
-    entry: _Entry = field(default_factory=_Entry)
+    # What hashing learns about the file, as the manifest records it (a plain record: cheaper
+    # per file than a cached re-capture's whole stat).
+    entry: FileEntry = field(default_factory=FileEntry)
 
 
 def default_workers() -> int:
@@ -227,7 +208,7 @@ def _is_utf8(name: bytes) -> bool:
     return True
 
 
-def _leaf(entry: _Entry) -> str:
+def _leaf(entry: FileEntry) -> str:
     if entry.digest is not None:
         return entry.digest
     if entry.error is None and entry.mtime_ns is not None:
@@ -326,7 +307,7 @@ def _fill(
         item.root = entry.digest or (
             None if entry.error else "sha256:" + hashlib.sha256(_leaf(entry).encode()).hexdigest()
         )
-    listed = {display_name(t.rel): t.entry.to_file_entry() for t in tasks[:max_listed]}
+    listed = {display_name(t.rel): t.entry for t in tasks[:max_listed]}
     for rel, reason in list(errors.items())[: max(0, max_listed - len(listed))]:
         listed[display_name(rel)] = FileEntry(error=reason)
     item.files = dict(sorted(listed.items()))
