@@ -3,7 +3,8 @@
 An entry is keyed by (hash mode, device, inode, size, mtime_ns, ctime_ns). ctime is not
 settable from user space, so `touch -d` or a copy that restores mtime cannot fake a hit.
 The cache is JSON (never pickle), one file per data root under the user cache directory,
-written atomically; a corrupt or unreadable cache is treated as empty and never fails a capture.
+written atomically; a corrupt, unreadable or oversized cache, or anything but a regular file at
+its path, is treated as empty and never fails or blocks a capture.
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from envsnap.errors import EnvsnapError
 from envsnap.files.atomic import write_atomic
+from envsnap.files.reader import read_input
 
 CACHE_ENV_VAR = "ENVSNAP_CACHE_DIR"
 _FORMAT = 1
+# An entry is about 130 bytes: 1 GiB holds some eight million files' digests.
+CACHE_MAX_BYTES = 1024 * 1024 * 1024
 
 
 def cache_dir(env: Mapping[str, str]) -> Path:
@@ -56,8 +61,10 @@ class DigestCache:
     @staticmethod
     def _read(path: Path) -> dict[str, str]:
         try:
-            document = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+            # The project's one reader: a regular file only (a named pipe would block), capped.
+            raw = read_input(path, "a data digest cache", max_bytes=CACHE_MAX_BYTES)
+            document = json.loads(raw)
+        except (EnvsnapError, ValueError, RecursionError):
             return {}
         if not isinstance(document, dict):
             return {}

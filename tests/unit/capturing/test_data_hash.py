@@ -272,3 +272,32 @@ def test_a_cache_file_that_is_not_an_object_counts_as_empty(tmp_path: Path) -> N
     path = tmp_path / "cache.json"
     path.write_text("[1, 2]")
     assert DigestCache(path).get("anything") is None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_cache_that_is_a_named_pipe_is_ignored_without_waiting(tmp_path: Path) -> None:
+    """Reading a FIFO blocks until a writer comes: the cache must not be read that way."""
+    data = _tree(tmp_path)
+    cache_file = tmp_path / "c.json"
+    os.mkfifo(cache_file)
+    cache = DigestCache(cache_file)  # returns at once: nothing is read from the pipe
+    item = hash_path(str(data), tmp_path, HashOptions(cache=cache))
+    assert cache.hits == 0 and item.root is not None
+
+
+def test_a_cache_over_its_size_cap_or_nested_too_deep_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from envsnap.capturing import datacache
+
+    data = _tree(tmp_path)
+    cache_file = tmp_path / "c.json"
+    first = DigestCache(cache_file)
+    hash_path(str(data), tmp_path, HashOptions(cache=first))
+    first.save()
+    assert DigestCache(cache_file).get(next(iter(first._used))) is not None
+    monkeypatch.setattr(datacache, "CACHE_MAX_BYTES", cache_file.stat().st_size - 1)
+    assert DigestCache(cache_file)._old == {}
+    monkeypatch.undo()
+    cache_file.write_bytes(b"[" * 200_000 + b"]" * 200_000)
+    assert DigestCache(cache_file)._old == {}
