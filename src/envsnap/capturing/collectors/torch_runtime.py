@@ -24,7 +24,6 @@ from envsnap.capturing.collectors.base import (
     CollectorUnavailable,
     TorchHandle,
 )
-from envsnap.capturing.collectors.gpu import visible_devices
 from envsnap.manifest import effective
 from envsnap.manifest.records import (
     CompileSettings,
@@ -235,6 +234,8 @@ def _devices(
             )
             for i in range(count)
         ], f"{count} visible (torch.cuda)"
+    from envsnap.capturing.collectors.gpu import visible_devices  # NVML, without initialising CUDA
+
     return visible_devices(env)
 
 
