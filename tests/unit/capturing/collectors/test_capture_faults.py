@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import envsnap
-from envsnap.capturing.collectors import COLLECTORS, gpu
+from envsnap.capturing.collectors import COLLECTORS, nvml
 from envsnap.capturing.collectors import code as code_collector
 from envsnap.capturing.collectors.base import CaptureContext
 from envsnap.capturing.collectors.stream import run_streamed
@@ -33,8 +33,8 @@ def test_a_blocking_nvml_library_costs_only_the_gpu_section(
     fake = tmp_path / "libnvidia-ml.so.1"
     os.mkfifo(fake)
     monkeypatch.delitem(sys.modules, "pynvml", raising=False)
-    monkeypatch.setattr(gpu, "NVML_LIBRARY", str(fake))
-    monkeypatch.setattr(gpu, "NVML_PROBE_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(nvml, "NVML_LIBRARY", str(fake))
+    monkeypatch.setattr(nvml, "NVML_PROBE_TIMEOUT_S", 1.0)
     context = CaptureContext(
         env={}, cwd=tmp_path, config=CaptureConfig(), deadline=time.monotonic() + 20
     )
@@ -50,42 +50,42 @@ def test_a_blocking_nvml_library_costs_only_the_gpu_section(
 def test_a_missing_library_is_still_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert gpu.probe_library(str(tmp_path / "absent.so"), 10.0) is not None
-    assert gpu.probe_library("libc.so.6", 10.0) is None
+    assert nvml.probe_library(str(tmp_path / "absent.so"), 10.0) is not None
+    assert nvml.probe_library("libc.so.6", 10.0) is None
 
 
 def test_the_loader_search_path_is_read_without_loading_anything(tmp_path: Path) -> None:
     name = "libenvsnap-test-absent.so.1"
     empty_cache = tmp_path / "ld.so.cache"
     empty_cache.write_bytes(b"glibc-ld.so.cache1.1\0libother.so.1\0")
-    assert not gpu.library_on_search_path(name, {}, empty_cache, trusted=())
+    assert not nvml.library_on_search_path(name, {}, empty_cache, trusted=())
     # In a directory of LD_LIBRARY_PATH.
     libdir = tmp_path / "lib"
     libdir.mkdir()
     (libdir / name).write_bytes(b"")
     env = {"LD_LIBRARY_PATH": f"/nonexistent:{libdir}"}
-    assert gpu.library_on_search_path(name, env, empty_cache, trusted=())
+    assert nvml.library_on_search_path(name, env, empty_cache, trusted=())
     # In a trusted directory.
-    assert gpu.library_on_search_path(name, {}, empty_cache, trusted=(str(libdir),))
+    assert nvml.library_on_search_path(name, {}, empty_cache, trusted=(str(libdir),))
     # Named in the loader's cache, alone or as a path; names that merely contain it do not count.
     listed = tmp_path / "listed.cache"
     listed.write_bytes(b"glibc-ld.so.cache1.1\0" + name.encode() + b"\0")
-    assert gpu.library_on_search_path(name, {}, listed, trusted=())
-    assert not gpu.library_on_search_path(name[:-2], {}, listed, trusted=())
-    assert not gpu.library_on_search_path(name[3:], {}, listed, trusted=())
+    assert nvml.library_on_search_path(name, {}, listed, trusted=())
+    assert not nvml.library_on_search_path(name[:-2], {}, listed, trusted=())
+    assert not nvml.library_on_search_path(name[3:], {}, listed, trusted=())
     as_path = tmp_path / "path.cache"
     as_path.write_bytes(b"\0/usr/lib/x86_64-linux-gnu/" + name.encode() + b"\0")
-    assert gpu.library_on_search_path(name, {}, as_path, trusted=())
+    assert nvml.library_on_search_path(name, {}, as_path, trusted=())
     # No cache to rule it out: the probe decides.
-    assert gpu.library_on_search_path(name, {}, tmp_path / "missing.cache", trusted=())
+    assert nvml.library_on_search_path(name, {}, tmp_path / "missing.cache", trusted=())
     # A path is looked at directly.
-    assert gpu.library_on_search_path(str(libdir / name), {}, empty_cache, trusted=())
-    assert not gpu.library_on_search_path(str(tmp_path / name), {}, empty_cache, trusted=())
+    assert nvml.library_on_search_path(str(libdir / name), {}, empty_cache, trusted=())
+    assert not nvml.library_on_search_path(str(tmp_path / name), {}, empty_cache, trusted=())
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's loader cache")
 def test_this_hosts_c_library_is_on_the_search_path() -> None:
-    assert gpu.library_on_search_path("libc.so.6", dict(os.environ))
+    assert nvml.library_on_search_path("libc.so.6", dict(os.environ))
 
 
 def test_output_is_digested_as_it_streams_and_only_its_head_kept(tmp_path: Path) -> None:

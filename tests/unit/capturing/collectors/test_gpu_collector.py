@@ -202,7 +202,7 @@ def test_missing_library_is_detected_before_importing_pynvml() -> None:
     code = (
         "import sys\n"
         "from envsnap.capturing.collectors.base import CollectorUnavailable\n"
-        "from envsnap.capturing.collectors.gpu import load_nvml\n"
+        "from envsnap.capturing.collectors.nvml import load_nvml\n"
         "try:\n"
         "    load_nvml()\n"
         "except CollectorUnavailable as exc:\n"
