@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -65,6 +66,10 @@ class Distribution(Protocol):
     def metadata(self) -> Any: ...
 
 
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_READ_CHUNK = 1 << 16
+
+
 class MetadataDirectory:
     """A *.dist-info or *.egg-info directory, read with plain file calls.
 
@@ -78,11 +83,26 @@ class MetadataDirectory:
         self.path = path
 
     def read_text(self, filename: str) -> str | None:
+        """The file's text (None when absent or not a regular file), newlines as `\\n`.
+
+        Plain descriptors, not `open()`: for the three small files read per distribution the
+        io stack cost more than the reading. Non-blocking, so a pipe put there cannot hold the
+        capture; only regular files are read.
+        """
         try:
-            with open(os.path.join(self.path, filename), encoding="utf-8") as handle:
-                return handle.read()
+            fd = os.open(os.path.join(self.path, filename), os.O_RDONLY | _NONBLOCK)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            chunks = []
+            while chunk := os.read(fd, _READ_CHUNK):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        text = b"".join(chunks).decode("utf-8")
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
     @property
     def metadata(self) -> Any:
@@ -181,6 +201,9 @@ def name_and_version(dist: Distribution) -> tuple[str | None, str | None]:
                 if len(found) == 2:
                     break
     if "name" not in found:
+        if isinstance(dist, MetadataDirectory) and text is None and not os.path.isfile(dist.path):
+            # Nothing readable (importlib.metadata finds no name either), or a pipe: skipped.
+            return None, None
         parsed = dist.metadata
         return parsed["Name"] or None, parsed["Version"] or None
     return found["name"] or None, found.get("version")

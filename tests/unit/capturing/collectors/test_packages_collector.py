@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+import threading
 import zipfile
 from collections.abc import Callable
 from importlib import metadata
@@ -299,3 +300,24 @@ def test_collector_does_not_import_the_packages_it_lists(tmp_path: Path) -> None
     count, imported = done.stdout.split(" ", 1)
     assert int(count) > 10
     assert imported.strip() == "[]"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_pipe_where_metadata_belongs_is_skipped_without_waiting(tmp_path: Path) -> None:
+    """Reading a named pipe blocks until a writer comes; the collector must not wait."""
+    site = tmp_path / "site"
+    (site / "piped-1.0.dist-info").mkdir(parents=True)
+    os.mkfifo(site / "piped-1.0.dist-info" / "METADATA")
+    os.mkfifo(site / "fifo-2.0.egg-info")
+    ok = site / "fine-3.0.dist-info"
+    ok.mkdir()
+    (ok / "METADATA").write_text("Metadata-Version: 2.1\r\nName: fine\r\nVersion: 3.0\r\n\r\n")
+    found: list[tuple[str | None, str | None]] = []
+    reader = threading.Thread(
+        target=lambda: found.extend(name_and_version(d) for d in distributions([str(site)])),
+        daemon=True,
+    )
+    reader.start()
+    reader.join(20)
+    assert not reader.is_alive(), "reading a pipe blocked"
+    assert sorted(found, key=str) == [("fine", "3.0"), (None, None), (None, None)]
