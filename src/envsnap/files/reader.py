@@ -24,6 +24,7 @@ from envsnap.errors import EnvsnapError
 
 MIB = 1024 * 1024
 MAX_INPUT_BYTES = 64 * MIB
+_CHUNK_BYTES = 1 << 16
 
 
 def open_input(
@@ -47,6 +48,34 @@ def open_input(
     if hasattr(os, "set_blocking"):
         os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
+
+
+def read_if_regular(path: str | os.PathLike[str], max_bytes: int = MAX_INPUT_BYTES) -> bytes | None:
+    """The bytes of `path` when it is a regular file of at most `max_bytes`, else None (absent,
+    a directory, a pipe or device, larger, unreadable). Never blocks on a pipe.
+
+    For loops over many small files that may be missing (three per installed package): no file
+    object and no exception for the expected cases, about four times cheaper than `read_input`.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        size = 0
+        while chunk := os.read(fd, _CHUNK_BYTES):
+            size += len(chunk)
+            if size > max_bytes:
+                return None
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def read_input(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.capturing.collectors.base import CollectorUnavailable
+from envsnap.files.reader import read_if_regular
 
 MISSING_SUPPORT_MESSAGE = "nvidia-ml-py is not installed (pip install 'envsnap-ml[nvidia]')"
 
@@ -124,10 +125,8 @@ def library_on_search_path(
     directories = [d for d in env.get("LD_LIBRARY_PATH", "").split(":") if d]
     if any(os.path.exists(os.path.join(d, name)) for d in (*directories, *trusted)):
         return True
-    try:
-        with cache.open("rb") as handle:
-            listed = handle.read(_CACHE_MAX_BYTES)
-    except OSError:
+    listed = read_if_regular(cache, _CACHE_MAX_BYTES)
+    if listed is None:
         return True  # no cache to rule it out: let the probe decide
     # The cache's string table holds each name and each full path, NUL-terminated.
     entry = name.encode() + b"\0"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any, Protocol
 
 from envsnap.capturing.collectors.base import CaptureContext, Collector
 from envsnap.capturing.redact import Redactor
+from envsnap.files.reader import read_if_regular
 from envsnap.manifest.hashing import sha256_file
 from envsnap.manifest.records import CondaPackage, LockFile, Package, PackagesSection
 
@@ -66,10 +66,6 @@ class Distribution(Protocol):
     def metadata(self) -> Any: ...
 
 
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_READ_CHUNK = 1 << 16
-
-
 class MetadataDirectory:
     """A *.dist-info or *.egg-info directory, read with plain file calls.
 
@@ -83,25 +79,13 @@ class MetadataDirectory:
         self.path = path
 
     def read_text(self, filename: str) -> str | None:
-        """The file's text (None when absent or not a regular file), newlines as `\\n`.
-
-        Plain descriptors, not `open()`: for the three small files read per distribution the
-        io stack cost more than the reading. Non-blocking, so a pipe put there cannot hold the
-        capture; only regular files are read.
-        """
-        try:
-            fd = os.open(os.path.join(self.path, filename), os.O_RDONLY | _NONBLOCK)
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        """The file's text (None when absent, not a regular file or over the input cap), newlines
+        as `\\n`. Read without a file object: for the three small files of each distribution the
+        io stack cost more than the reading; and never from a pipe put there."""
+        data = read_if_regular(os.path.join(self.path, filename))
+        if data is None:
             return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            chunks = []
-            while chunk := os.read(fd, _READ_CHUNK):
-                chunks.append(chunk)
-        finally:
-            os.close(fd)
-        text = b"".join(chunks).decode("utf-8")
+        text = data.decode("utf-8")
         return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
     @property
