@@ -40,6 +40,7 @@ def capture(
     only: list[str] | None = None,
     skip: list[str] | None = None,
     budget_s: float | None = None,
+    **unknown: Any,
 ) -> Manifest:
     """Capture this process and the job's objects; write atomically to `path` when given.
 
@@ -48,8 +49,11 @@ def capture(
     object. `templates`: a list of paths, or a dict of name -> Path (file) or str (text).
     `parallel` / `precision`: declared fields (e.g. {"grad_accum_steps": 8,
     "loss_normalization": "per_token_mean"}). Never raises: problems are recorded in the
-    manifest and logged on the "envsnap" logger.
+    manifest and logged on the "envsnap" logger; only a misspelt keyword raises (`TypeError`),
+    since that is a bug in the calling script, not a problem of the capture.
     """
+    if unknown:
+        raise unknown_keyword(sorted(unknown)[0])
     inputs = {
         name: value
         for name, value in {
@@ -92,6 +96,21 @@ def capture(
         except OSError as exc:
             logger.warning("envsnap: could not write %s: %s", path, exc)
     return manifest
+
+
+def unknown_keyword(name: str) -> TypeError:
+    """The error for a keyword `capture` does not take, naming the closest one it does."""
+    import difflib
+    import inspect
+
+    valid = [
+        parameter.name
+        for parameter in inspect.signature(capture).parameters.values()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    close = difflib.get_close_matches(name, valid, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else f"; valid keywords: {', '.join(valid)}"
+    return TypeError(f"envsnap.capture() got an unexpected keyword argument {name!r}{hint}")
 
 
 def _job_config(
