@@ -65,7 +65,14 @@ def _cuda_stack(section: Any) -> str:
         for name, library in section.libraries.items()
         if library.version
     )
-    return f"torch {section.torch_version or '?'} ({section.torch_build or '?'}); {libraries or 'no CUDA libraries'}"
+    return f"{_torch_build(section)}; {libraries or 'no CUDA libraries'}"
+
+
+def _torch_build(section: Any) -> str:
+    if section.torch_version is None:
+        # The collector records why there is no version: not installed, or unreadable.
+        return str(section.unknown.get("torch_version") or "torch version not recorded")
+    return f"torch {section.torch_version} ({_v(section.torch_build)})"
 
 
 def _torch(section: Any) -> str:
