@@ -78,7 +78,11 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="envsnap", message="%(prog)s %(version)s")
-@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="Show tracebacks instead of one-line errors (also accepted after the command).",
+)
 def cli(debug: bool) -> None:
     """Capture the conditions of an ML run, and rank the differences that can change results."""
 
@@ -99,8 +103,7 @@ def _say_error(message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point. Never lets a traceback reach the user unless --debug is given."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
+    debug, args = _take_debug(list(sys.argv[1:] if argv is None else argv))
     try:
         result = _invoke(args)
         code = result if isinstance(result, int) else 0
@@ -146,6 +149,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     except BrokenPipeError:
         _silence_stdout()
     sys.exit(code)
+
+
+def _take_debug(args: list[str]) -> tuple[bool, list[str]]:
+    """Whether --debug was given anywhere before `--`, and the arguments with it moved to the
+    front, where the group's option parser takes it: `envsnap diff a b --debug` works too.
+
+    After `--` the words belong to the command a subcommand runs (`envsnap run -- ...`)."""
+    end = args.index("--") if "--" in args else len(args)
+    head = [arg for arg in args[:end] if arg != "--debug"]
+    if len(head) == end:
+        return False, args
+    return True, ["--debug", *head, *args[end:]]
 
 
 def _unexpected(exc: BaseException) -> str:
