@@ -44,7 +44,6 @@ DEFAULT_ENV_PREFIXES: tuple[str, ...] = (
     "DNNL_",
     "ATEN_",
     "XLA_",
-    "TF_",
     "HF_",
     "TRANSFORMERS_",
     "TOKENIZERS_",
@@ -77,6 +76,25 @@ DEFAULT_ENV_NAMES: tuple[str, ...] = (
     "DISABLE_ADDMM_CUDA_LT",
     "LD_LIBRARY_PATH",
     "LD_PRELOAD",
+    # TensorFlow's numerics knobs by name, not a TF_ prefix: that prefix is also Terraform's
+    # (TF_CLI_CONFIG_FILE, TF_VAR_*, TF_LOG...), whose variables cannot change a result.
+    # oneDNN kernels compute in another order (tensorflow/core/util/port.cc start-up notice:
+    # "You may see slightly different numerical results due to floating-point round-off").
+    "TF_ENABLE_ONEDNN_OPTS",
+    # Deterministic GPU ops and cuDNN algorithms (TensorFlow 2.8 release notes;
+    # NVIDIA/framework-reproducibility).
+    "TF_DETERMINISTIC_OPS",
+    "TF_CUDNN_DETERMINISTIC",
+    # cuDNN algorithm picked by timing, as torch's cudnn.benchmark.
+    "TF_CUDNN_USE_AUTOTUNE",
+    # NVIDIA's automatic mixed precision graph rewrite: float16 compute.
+    "TF_ENABLE_AUTO_MIXED_PRECISION",
+    "TF_ENABLE_AUTO_MIXED_PRECISION_GRAPH_REWRITE",
+    # XLA auto-clustering fuses ops into other kernels.
+    "TF_XLA_FLAGS",
+    # CPU thread counts split reductions differently, as OMP_NUM_THREADS does.
+    "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS",
 )
 
 

@@ -1,0 +1,29 @@
+"""TensorFlow's numerics variables are recorded by name; Terraform's TF_ variables are not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from envsnap.capturing.collectors.env import collect
+from tests.helpers import capture_context
+
+TERRAFORM = {
+    "TF_CLI_CONFIG_FILE": "/home/me/.terraformrc",
+    "TF_VAR_region": "eu-west-1",
+    "TF_LOG": "DEBUG",
+    "TF_WORKSPACE": "staging",
+    "TF_IN_AUTOMATION": "1",
+}
+TENSORFLOW = {
+    "TF_ENABLE_ONEDNN_OPTS": "0",
+    "TF_DETERMINISTIC_OPS": "1",
+    "TF_CUDNN_DETERMINISTIC": "1",
+    "TF_CUDNN_USE_AUTOTUNE": "0",
+    "TF_XLA_FLAGS": "--tf_xla_auto_jit=2",
+}
+
+
+def test_terraform_variables_are_not_recorded_tensorflow_knobs_are() -> None:
+    section = collect(capture_context(Path.cwd(), env={**TERRAFORM, **TENSORFLOW}))
+    assert set(section.variables) == set(TENSORFLOW)
+    assert "TF_" not in section.prefixes
