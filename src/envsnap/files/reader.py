@@ -40,6 +40,11 @@ def open_input(
         raise error(f"{source}: is a directory, expected {what}") from None
     except OSError as exc:
         raise error(f"{source}: cannot read: {exc.strerror or exc}") from None
+    return _regular(fd, source, what, error)
+
+
+def _regular(fd: int, source: str, what: str, error: type[EnvsnapError]) -> BinaryIO:
+    """`fd` as a blocking binary file when it is a regular file; else closed, and `error`."""
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
@@ -87,7 +92,14 @@ def read_input(
 ) -> bytes:
     """The bytes of a regular file of at most `max_bytes`, or raise `error` with one line."""
     source = os.fspath(path)
-    with open_input(source, what, error=error) as handle:
+    return _read_capped(open_input(source, what, error=error), source, what, max_bytes, error)
+
+
+def _read_capped(
+    handle: BinaryIO, source: str, what: str, max_bytes: int, error: type[EnvsnapError]
+) -> bytes:
+    """All of `handle` (then closed) when it holds at most `max_bytes`, else `error`."""
+    with handle:
         if os.fstat(handle.fileno()).st_size > max_bytes:
             raise error(too_large(source, what, max_bytes))
         try:
@@ -97,6 +109,137 @@ def read_input(
     if len(data) > max_bytes:
         raise error(too_large(source, what, max_bytes))
     return data
+
+
+# Inside a folder (a run directory another tool wrote), each component below the folder is
+# opened from its parent's descriptor without following a link: neither a linked file nor a
+# linked folder on the way can lead out, and a link swapped in after a check changes nothing.
+# Where the platform cannot open relative to a descriptor, the resolved path is compared instead.
+_WALKS_DESCRIPTORS = os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW")
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
+def read_inside(
+    root: str | os.PathLike[str],
+    relative: str,
+    what: str,
+    *,
+    max_bytes: int = MAX_INPUT_BYTES,
+    error: type[EnvsnapError] = EnvsnapError,
+) -> bytes:
+    """The bytes of the regular file `relative` ("a/b.txt") inside the folder `root`, or `error`.
+
+    No symbolic link below `root` is followed, even one that points back inside: the file and
+    every folder on the way must be real. `root` itself is taken as given (resolve it first).
+    """
+    source = os.path.join(os.fspath(root), relative)
+    *folders, name = _parts(relative, error)
+    if not _WALKS_DESCRIPTORS:
+        _refuse_resolved_link(root, relative, error)
+        return read_input(source, what, max_bytes=max_bytes, error=error)
+    parent = _open_folder(root, folders, error)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError as exc:
+        raise error(_refusal(parent, name, source, exc)) from None
+    finally:
+        os.close(parent)
+    return _read_capped(_regular(fd, source, what, error), source, what, max_bytes, error)
+
+
+def entries_inside(
+    root: str | os.PathLike[str],
+    relative: str = "",
+    *,
+    max_entries: int = 100_000,
+    error: type[EnvsnapError] = EnvsnapError,
+) -> dict[str, str]:
+    """Name -> "file", "dir", "link" or "other" for the folder `relative` inside `root`.
+
+    The folder is reached as `read_inside` reaches a file; a link is listed, never followed.
+    More than `max_entries` entries is `error`, like a file over its cap.
+    """
+    path = os.path.join(os.fspath(root), relative)
+    parts = _parts(relative, error) if relative else []
+    if _WALKS_DESCRIPTORS and os.scandir in os.supports_fd:
+        folder: int | str = _open_folder(root, parts, error)
+    else:
+        _refuse_resolved_link(root, relative, error)
+        folder = path
+    kinds: dict[str, str] = {}
+    try:
+        with os.scandir(folder) as listing:
+            for entry in listing:
+                if len(kinds) == max_entries:
+                    raise error(f"{path}: more than {max_entries} entries; not listed")
+                kinds[entry.name] = _kind(entry.stat(follow_symlinks=False).st_mode)
+    except OSError as exc:
+        raise error(f"{path}: cannot list: {exc.strerror or exc}") from None
+    finally:
+        if isinstance(folder, int):
+            os.close(folder)
+    return dict(sorted(kinds.items()))
+
+
+def _parts(relative: str, error: type[EnvsnapError]) -> list[str]:
+    parts = relative.replace(os.sep, "/").split("/")
+    if os.path.isabs(relative) or any(part in ("", ".", "..") for part in parts):
+        raise error(f"{relative}: not a plain path inside the folder")
+    return parts
+
+
+def _open_folder(
+    root: str | os.PathLike[str], folders: list[str], error: type[EnvsnapError]
+) -> int:
+    """A descriptor of `root`/`folders`, each folder opened from the one above, no link followed."""
+    path = os.fspath(root)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise error(f"{path}: cannot open the folder: {exc.strerror}") from None
+    for folder in folders:
+        path = os.path.join(path, folder)
+        try:
+            inner = os.open(folder, _FOLDER_FLAGS, dir_fd=fd)
+        except OSError as exc:
+            message = _refusal(fd, folder, path, exc)
+            os.close(fd)
+            raise error(message) from None
+        os.close(fd)
+        fd = inner
+    return fd
+
+
+def _refusal(parent: int, name: str, source: str, exc: OSError) -> str:
+    """Why `name` (in the folder `parent`) could not be opened, in one line."""
+    try:
+        link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+    except OSError:
+        link = False
+    if link:
+        return f"{source}: a symbolic link; links inside the folder are not followed"
+    if isinstance(exc, FileNotFoundError):
+        return f"{source}: no such file"
+    return f"{source}: cannot read: {exc.strerror or exc}"
+
+
+def _refuse_resolved_link(
+    root: str | os.PathLike[str], relative: str, error: type[EnvsnapError]
+) -> None:
+    """Without descriptor walks: refuse a path whose resolved form differs (a link on the way)."""
+    real_root = os.path.realpath(root)
+    expected = os.path.normpath(os.path.join(real_root, relative))
+    if os.path.realpath(expected) != expected:
+        path = os.path.join(os.fspath(root), relative)
+        raise error(f"{path}: a symbolic link; links inside the folder are not followed")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "link"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "dir" if stat.S_ISDIR(mode) else "other"
 
 
 def too_large(source: str, what: str, max_bytes: int) -> str:
