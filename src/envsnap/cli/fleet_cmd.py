@@ -15,7 +15,7 @@ from envsnap.cli.options import emit, format_option, output_option, target_optio
 @output_option()
 @click.option("--strict", is_flag=True, help="Exit 1 when the manifests are not all equivalent.")
 def fleet(inputs: tuple[str, ...], fmt: str, target: str, output: str | None, strict: bool) -> int:
-    """Group manifests (FILES or DIRs of *.json) by result-relevant content.
+    """Group manifests (FILES, or DIRs searched for *.json below them) by result-relevant content.
 
     The largest class is the reference; every other class lists what sets it apart, and its
     members are the odd ones out. Cluster manifests count once per rank.

@@ -47,20 +47,51 @@ class FleetReport(Model):
     )
 
 
-def manifest_paths(inputs: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Expand FILES and DIRs (their *.json files, sorted) into manifest paths."""
+# More manifests than any fleet holds: a bound on a walk pointed at the wrong directory.
+MAX_MANIFESTS = 100_000
+
+
+def manifest_paths(
+    inputs: Iterable[str | os.PathLike[str]], *, limit: int = MAX_MANIFESTS
+) -> list[Path]:
+    """Expand FILES and DIRs (every *.json file below them, sorted) into manifest paths.
+
+    Symlinked directories are not followed (no loops, nothing outside the tree); more than
+    `limit` files in all is an error rather than an unbounded read.
+    """
     found: list[Path] = []
     for item in inputs:
         path = Path(item)
         if path.is_dir():
-            found.extend(sorted(p for p in path.glob("*.json") if p.is_file()))
+            found.extend(_json_files_below(path, limit - len(found)))
         elif path.exists():
             found.append(path)
         else:
             raise ManifestError(f"{item}: no such file or directory")
+        if len(found) > limit:
+            raise ManifestError(f"more than {limit} manifests to compare; name fewer inputs")
     if not found:
         raise ManifestError("no manifests to compare (directories hold no *.json files)")
     return found
+
+
+def _json_files_below(root: Path, limit: int) -> list[Path]:
+    """The regular *.json files under `root` (at most `limit` + 1), sorted by path."""
+    found: list[Path] = []
+    pending = [root]
+    while pending and len(found) <= limit:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as entries:
+                listing = list(entries)
+        except OSError as exc:
+            raise ManifestError(f"{directory}: cannot list ({exc.strerror or exc})") from None
+        for entry in listing:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            elif entry.name.endswith(".json") and entry.is_file():
+                found.append(Path(entry.path))
+    return sorted(found)
 
 
 def load_members(paths: Sequence[str | os.PathLike[str]]) -> list[tuple[str, dict[str, Any]]]:
