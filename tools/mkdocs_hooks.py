@@ -23,7 +23,38 @@ def on_config(config: Any) -> Any:
 
     for module in sorted(set(COMMAND_MODULES.values())):
         importlib.import_module(f"envsnap.cli.{module}")
+    from envsnap.cli import cli
+
+    show_real_defaults(cli)
     return config
+
+
+def show_real_defaults(command: Any, parent: Any = None, name: str = "envsnap") -> None:
+    """Give every option without a declared default the value its command receives.
+
+    click >= 8.3 marks such options with a sentinel (`Sentinel.UNSET`), and mkdocs-click
+    prints `option.default` as it is. The value a command gets is what `get_default` resolves
+    (False for a flag), or None (click passes None, or () for `multiple`, for an absent
+    option), which mkdocs-click shows as "None". Only the docs build's objects are changed.
+    """
+    # A context built as mkdocs-click builds it, so that the help option click creates (and
+    # caches) here has the names the page shows.
+    import click
+
+    context = command.context_class(
+        command, info_name=name, parent=parent, **command.context_settings
+    )
+    for param in command.get_params(context):
+        if isinstance(param, click.Option) and _is_sentinel(param.default):
+            resolved = param.get_default(context, call=False)
+            param.default = None if _is_sentinel(resolved) else resolved
+    for sub_name, sub in getattr(command, "commands", {}).items():
+        show_real_defaults(sub, context, sub_name)
+
+
+def _is_sentinel(value: object) -> bool:
+    # click's UNSET is private API; recognise it by its class instead of importing it.
+    return type(value).__name__ == "Sentinel"
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
