@@ -10,12 +10,12 @@ otherwise; `"missing": false` (or true) gives the answer to use instead when the
 has no such fact, for facts whose absence is itself informative. A fact with several values (one per GPU, say) passes when any value passes, or
 every value with `"quantifier": "every"`. Comparisons are numeric for numbers and PEP 440
 for version-like strings (so "10.0" > "9.0" and "2.5.0+cu121" >= "2.5"); a value that cannot
-be compared fails the test rather than guessing.
+be compared fails the test rather than guessing. `matches` is a case-insensitive search with
+the restricted, linear-time patterns of `pattern.py`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,6 +24,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from envsnap.audit.facts import Doc, Resolver, Values, resolver
+from envsnap.audit.pattern import PatternError, SafePattern
 
 Truth = bool | None
 Memo = dict[
@@ -69,8 +70,10 @@ def _compare(op: str, expected: Any) -> Callable[[Any], bool]:
         members = list(expected)
         return (lambda v: v in members) if op == "in" else (lambda v: v not in members)
     if op == "matches":
-        pattern = re.compile(str(expected), re.IGNORECASE)
-        return lambda v: isinstance(v, str) and pattern.search(v) is not None
+        if not isinstance(expected, str):
+            raise ConditionError(f"'matches' needs a pattern string, got {expected!r}")
+        pattern = SafePattern(expected)  # refuses what could backtrack; see pattern.py
+        return lambda v: isinstance(v, str) and pattern.search(v)
     if op == "set":
         return lambda v: (v is not None and v != "") == bool(expected)
     order = {"gt": (1,), "gte": (0, 1), "lt": (-1,), "lte": (-1, 0)}[op]
@@ -193,8 +196,8 @@ def _compile_test(node: dict[str, Any], where: str) -> Test:
     op = ops[0]
     try:
         check = _compare(op, node[op])
-    except re.error as exc:
-        raise ConditionError(f"{where}: bad pattern: {exc}") from None
+    except PatternError as exc:
+        raise ConditionError(f"{where}: {exc}") from None
     return Test(fact, op, node[op], quantifier == "every", missing, resolver(fact), check)
 
 

@@ -4,12 +4,14 @@ Files follow the OSV schema (https://ossf.github.io/osv-schema/). OSV's own fiel
 affected packages and version ranges; `database_specific.envsnap` carries what OSV cannot
 express: the condition on the manifest (see `conditions.py`), the severity per reproduction
 target, the workaround and the kind of cause. Loading validates each file with pydantic and
-compiles its condition, so a malformed advisory fails at load with its file named.
+compiles its condition, so a malformed advisory fails at load with its file named. A `--db DIR`
+may come from anywhere: its files are read through the project's bounded reader (regular files
+only, size-capped each and in all, strict JSON of bounded depth), never through a link that
+leaves the directory, and its patterns are held to the grammar of `pattern.py`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,10 +22,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from envsnap.audit import deadline
 from envsnap.audit.conditions import Condition, ConditionError, compile_condition
 from envsnap.audit.ranges import Range, compile_ranges
 from envsnap.diff.report import Category, Severity, Target
 from envsnap.errors import EnvsnapError
+from envsnap.files.reader import MIB, parse_json, read_input
 
 if TYPE_CHECKING:
     from envsnap.audit.scan import Plan
@@ -146,22 +150,56 @@ class Database:
         return self._plans[key]
 
 
-def _files(directory: Path) -> list[Path]:
-    return sorted(path for path in directory.iterdir() if path.suffix == ".json")
+# Bounds on a `--db DIR`: the bundled advisories are 2-3 KB each and number 45, so these leave
+# room for a database a hundred times larger while keeping a hostile directory cheap to refuse.
+MAX_ADVISORY_BYTES = 256 * 1024
+MAX_ADVISORY_FILES = 4096
+MAX_DATABASE_BYTES = 16 * 1024 * 1024
+_WHAT = "an advisory file (OSV JSON)"
+
+
+def _inside(path: str, root: str) -> bool:
+    return os.path.commonpath((path, root)) == root
+
+
+def _files(directory: Path) -> list[str]:
+    """The `*.json` entries of a directory, sorted; a link that leaves it is refused."""
+    root = os.path.realpath(directory)
+    files: list[tuple[str, str]] = []  # (name, path to read)
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if not entry.name.endswith(".json"):
+                continue
+            if len(files) >= MAX_ADVISORY_FILES:
+                raise EnvsnapError(
+                    f"{directory}: more than {MAX_ADVISORY_FILES} advisory files; not read"
+                )
+            # Read what a link resolves to, once resolved: a link out of the directory could
+            # make a database of any file the user can read (/dev/zero, a secret, a pipe).
+            target = os.path.realpath(entry.path) if entry.is_symlink() else entry.path
+            if not _inside(os.path.realpath(target), root):
+                raise EnvsnapError(f"{entry.path}: a link out of the advisory directory; not read")
+            files.append((entry.name, target))
+            deadline.check()
+    return [target for _, target in sorted(files)]
 
 
 def load_directory(directory: str | os.PathLike[str]) -> Database:
-    """Every `*.json` advisory in a directory (`--db DIR`)."""
+    """Every `*.json` advisory in a directory (`--db DIR`), read through the bounded reader:
+    regular files only, each and all of them size-capped, JSON parsed strictly."""
     path = Path(directory)
     if not path.is_dir():
         raise EnvsnapError(f"{directory}: not a directory of advisories")
-    advisories = []
+    advisories, total = [], 0
     for file in _files(path):
-        try:
-            document = json.loads(file.read_bytes())
-        except (OSError, ValueError) as exc:
-            raise EnvsnapError(f"{file}: cannot read advisory: {exc}") from None
-        advisories.append(parse_advisory(document, str(file)))
+        data = read_input(file, _WHAT, max_bytes=MAX_ADVISORY_BYTES)
+        total += len(data)
+        if total > MAX_DATABASE_BYTES:
+            raise EnvsnapError(
+                f"{directory}: advisories of more than {MAX_DATABASE_BYTES // MIB} MiB in all; not read"
+            )
+        advisories.append(parse_advisory(parse_json(data, file, _WHAT), file))
+        deadline.check()
     if not advisories:
         raise EnvsnapError(f"{directory}: holds no advisory (*.json)")
     return Database(tuple(advisories), str(directory))
@@ -172,7 +210,9 @@ def bundled() -> Database:
     """The database shipped with this envsnap (read once per process)."""
     root = resources.files("envsnap.audit") / "db"
     advisories = [
-        parse_advisory(json.loads(entry.read_bytes()), f"envsnap/audit/db/{entry.name}")
+        parse_advisory(
+            parse_json(entry.read_bytes(), entry.name, _WHAT), f"envsnap/audit/db/{entry.name}"
+        )
         for entry in sorted(root.iterdir(), key=lambda e: e.name)
         if entry.name.endswith(".json")
     ]

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import NamedTuple
 
+from envsnap.audit import deadline
 from envsnap.audit.database import Database, load
 from envsnap.audit.engine import findings_of
 from envsnap.audit.loads import loads_object
@@ -81,7 +82,10 @@ def expand(verdict: Verdict, database: Database, target: Target) -> AuditResult:
 _WORKER: dict[str, tuple[Database, frozenset[str], Target]] = {}
 
 
-def _init(db_dir: str | None, ignore: frozenset[str], target: Target) -> None:
+def _init(
+    db_dir: str | None, ignore: frozenset[str], target: Target, bound: deadline.Bound | None
+) -> None:
+    deadline.set_bound(bound)  # the parent's deadline, so a worker stops when it does
     _WORKER["job"] = (load(db_dir), ignore, target)
 
 
@@ -115,7 +119,9 @@ def scan_many(
         return
     source = iter(paths)
     batches = iter(lambda: list(itertools.islice(source, BATCH)), [])
-    with ProcessPoolExecutor(jobs, initializer=_init, initargs=(db_dir, skip, target)) as pool:
+    with ProcessPoolExecutor(
+        jobs, initializer=_init, initargs=(db_dir, skip, target, deadline.current())
+    ) as pool:
         window: deque[Future[list[Verdict]]] = deque()
         for batch in batches:
             window.append(pool.submit(_batch, batch))

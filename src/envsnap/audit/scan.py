@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from envsnap.audit import deadline
 from envsnap.audit.conditions import Match, Memo, Truth
 from envsnap.audit.database import Advisory, Database
 from envsnap.audit.facts import Doc, Values, package_version
@@ -121,6 +122,7 @@ def scan(plan: Plan, doc: dict[str, Any]) -> list[Hit]:
     memo: Memo = {}
     hits = []
     for index in plan.candidates(versions):
+        deadline.check()
         status = plan.status(index, doc, versions, memo)
         if status is not False:
             hits.append(explain(plan.advisories[index], doc, versions, memo, status is True))

@@ -56,6 +56,14 @@ def _failed(result: AuditResult, fail_on: Severity | None) -> bool:
 @click.option("--ignore", multiple=True, metavar="ID", help="Skip this advisory (repeatable).")
 @click.option("--db", metavar="DIR", type=click.Path(file_okay=False), help="Advisory directory.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: CPUs).")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Give up (exit 2) when the whole audit takes longer.",
+)
 @output_option()
 def audit(
     paths: tuple[str, ...],
@@ -65,38 +73,41 @@ def audit(
     ignore: tuple[str, ...],
     db: str | None,
     jobs: int | None,
+    timeout: float,
     output: str | None,
 ) -> int:
     """Report known numerics bugs and silent default changes that apply to manifests.
 
     PATHS are manifests, cluster manifests, or directories of them (searched for *.json).
     """
+    from envsnap.audit import deadline
     from envsnap.audit.database import load
     from envsnap.audit.render import json_lines, render_markdown, render_table
     from envsnap.audit.sarif import render_sarif
 
     chosen, threshold = cast("Target", target), cast("Severity | None", fail_on)
-    database = load(db)  # a bad --db fails here, before any manifest is read
-    state = {"failed": False, "errors": 0}
+    with deadline.bounded(timeout):  # loading the database counts too
+        database = load(db)  # a bad --db fails here, before any manifest is read
+        state = {"failed": False, "errors": 0}
 
-    def tracked() -> Iterator[AuditResult]:
-        for result in _results(paths, db, chosen, ignore, jobs):
-            if result.error:
-                state["errors"] += 1
-                click.echo(f"envsnap: error: {' '.join(result.error.split())}", err=True)
-            state["failed"] = state["failed"] or _failed(result, threshold)
-            yield result
+        def tracked() -> Iterator[AuditResult]:
+            for result in _results(paths, db, chosen, ignore, jobs):
+                if result.error:
+                    state["errors"] += 1
+                    click.echo(f"envsnap: error: {' '.join(result.error.split())}", err=True)
+                state["failed"] = state["failed"] or _failed(result, threshold)
+                yield result
 
-    if fmt == "json" and not output:
-        for piece in json_lines(tracked()):
-            sys.stdout.write(piece)
-    else:
-        results = list(tracked())
-        text = {
-            "table": lambda: render_table(results),
-            "markdown": lambda: render_markdown(results),
-            "json": lambda: "".join(json_lines(results)),
-            "sarif": lambda: render_sarif(results, database),
-        }[fmt]()
-        emit(text, output)
-    return 2 if state["errors"] else 1 if state["failed"] else 0
+        if fmt == "json" and not output:
+            for piece in json_lines(tracked()):
+                sys.stdout.write(piece)
+        else:
+            results = list(tracked())
+            text = {
+                "table": lambda: render_table(results),
+                "markdown": lambda: render_markdown(results),
+                "json": lambda: "".join(json_lines(results)),
+                "sarif": lambda: render_sarif(results, database),
+            }[fmt]()
+            emit(text, output)
+        return 2 if state["errors"] else 1 if state["failed"] else 0
