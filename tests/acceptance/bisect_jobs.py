@@ -2,6 +2,8 @@
 in ten applicable ways (plus some that cannot be applied), for `envsnap run --as` and `bisect`.
 
 A and B are one real capture of this test environment with planted differences, resealed.
+The planted environment variables are all in envsnap's table of variables that change results
+(NCCL_ALGO and NVIDIA_TF32_OVERRIDE act on GPUs only, so CPU jobs ignore them).
 `numdefault` is a tiny pure-Python package built here as two wheels (1.0 and 2.0) whose numeric
 default differs; it is installed from a local wheel directory, never from an index.
 """
@@ -61,7 +63,7 @@ JOBS: dict[str, str] = {
         "print('benchmark', torch.backends.cudnn.benchmark)\n"
         "print('torch_seed', torch.initial_seed())\n"
         "print('hashseed', os.environ.get('PYTHONHASHSEED'))\n"
-        "print('nccl', os.environ.get('NCCL_DEBUG'))\n"
+        "print('nccl', os.environ.get('NCCL_ALGO'))\n"
         "print('secret', os.environ.get('NCCL_SECRET_TOKEN'))\n"
     ),
 }
@@ -118,11 +120,11 @@ def _plant(doc: dict[str, Any], side: str) -> dict[str, Any]:
     out = copy.deepcopy(doc)
     b = side == "b"
     variables = out["env"]["variables"]
-    for name in [n for n in variables if n.startswith(("NCCL_", "CUBLAS_", "TORCH_"))]:
+    for name in [n for n in variables if n.startswith(("NCCL_", "CUBLAS_", "TORCH_", "NVIDIA_"))]:
         del variables[name]
     variables["PYTHONHASHSEED"] = "1" if b else "0"
-    variables["NCCL_DEBUG"] = "INFO" if b else "WARN"
-    variables["TORCH_SHOW_CPP_STACKTRACES"] = "1" if b else "0"
+    variables["NCCL_ALGO"] = "Tree" if b else "Ring"
+    variables["NVIDIA_TF32_OVERRIDE"] = "0" if b else "1"
     variables["NCCL_SECRET_TOKEN"] = "<redacted>"
     out["env"]["redacted"] = ["NCCL_SECRET_TOKEN"]
     if b:

@@ -46,7 +46,7 @@ def _bisect(run_cli: RunCli, pair: dict[str, Path], job: str, *extra: str) -> tu
                 "--cache-dir", str(pair["cache"])]  # fmt: skip
     result = run_cli(
         "bisect", str(pair["a"]), str(pair["b"]), "--metric", METRIC, "-f", "json",
-        "--work-dir", str(work), *packages, *extra,
+        "--work-dir", str(work), "--yes", *packages, *extra,
         "--", sys.executable, str(write_job(root, job)),
     )  # fmt: skip
     assert result.err == "" or result.code != 2, result.err
@@ -111,7 +111,7 @@ def test_run_as_applies_b_and_writes_a_manifest_of_the_run(
 ) -> None:
     work = pair["root"] / "run-probe"
     result = run_cli_process(
-        "run", "--as", str(pair["b"]), "--work-dir", str(work),
+        "run", "--as", str(pair["b"]), "--work-dir", str(work), "--yes",
         "--", sys.executable, str(write_job(pair["root"], "probe")),
     )  # fmt: skip
     assert result.code == 0, result.err
@@ -121,7 +121,7 @@ def test_run_as_applies_b_and_writes_a_manifest_of_the_run(
     assert seen["deterministic"] == "True"
     assert seen["benchmark"] == "True"
     assert seen["hashseed"] == "1"
-    assert seen["nccl"] == "INFO"
+    assert seen["nccl"] == "Tree"
     assert seen["secret"] == "None"  # a redacted value is never applied
     from envsnap.training.seeding.derive import derive_seed
 
@@ -151,7 +151,7 @@ def test_run_as_with_packages_installs_pins_and_reports_what_cannot(
     result = run_cli_process(
         "run", "--as", str(b_ghost), "--no-manifest", "--packages", "--no-index",
         "--find-links", str(pair["wheels"]), "--cache-dir", str(pair["root"] / "cache-run"),
-        "--work-dir", str(pair["root"] / "run-pkg"),
+        "--work-dir", str(pair["root"] / "run-pkg"), "--yes",
         "--", sys.executable, str(write_job(pair["root"], "package")),
     )  # fmt: skip
     assert result.code == 0, result.err

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from envsnap.cli import cli
 from envsnap.cli.options import emit
 from envsnap.cli.run_cmd import (
+    confirmed,
     install_options,
     load_manifest_document,
     new_work_dir,
     package_options,
     require_command,
+    say_plan,
+    yes_option,
 )
 
 if TYPE_CHECKING:
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
 @click.option("-f", "--format", "fmt", type=click.Choice(("table", "json")), default="table",
               show_default=True, help="Output format.")  # fmt: skip
 @click.option("-o", "--output", metavar="FILE", help="Write the report here instead of stdout.")
+@yes_option
 def bisect(
     a: str,
     b: str,
@@ -60,12 +64,15 @@ def bisect(
     cache_dir: str | None,
     fmt: str,
     output: str | None,
+    yes: bool,
 ) -> int:
     """Find which applicable differences between A and B change CMD's metric.
 
     Runs CMD under A's and B's conditions, checks the discrepancy reproduces and is not noise,
     then delta-debugs the differences (in the differ's rank order) down to the smallest set that
-    turns A's metric into B's. Exit 0 when confirmed, 1 when it does not reproduce.
+    turns A's metric into B's. Only the environment variables of envsnap's table (with checked
+    values) are taken from either manifest; the plan for each is printed first, then confirmed
+    on the terminal (or by --yes). Exit 0 when confirmed, 1 when it does not reproduce.
     """
     from envsnap.experiment.bisect import BisectOptions
     from envsnap.experiment.bisect import bisect as run_bisect
@@ -79,6 +86,10 @@ def bisect(
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     doc_a, doc_b = load_manifest_document(a), load_manifest_document(b)
+    packaged = install_options(packages, find_links, no_index, cache_dir)
+    _say_plans({a: doc_a, b: doc_b}, packages=packaged is not None)
+    if not confirmed("envsnap bisect", yes, "Run the command under these conditions?"):
+        return 1
     options = BisectOptions(
         argv=command,
         work_dir=new_work_dir(work_dir, "bisect").resolve(),
@@ -88,7 +99,7 @@ def bisect(
         max_runs=max_runs,
         budget_s=budget_s,
         timeout_s=timeout_s,
-        packages=install_options(packages, find_links, no_index, cache_dir),
+        packages=packaged,
         base_env=dict(os.environ),
     )
     report = run_bisect(doc_a, doc_b, options)
@@ -97,8 +108,24 @@ def bisect(
     return 0 if report.verdict == "confirmed" else 1
 
 
+def _say_plans(documents: dict[str, dict[str, Any]], *, packages: bool) -> None:
+    """Each side's plan: the runs apply A's conditions with some of B's, never more."""
+    from envsnap.experiment.conditions import conditions_of
+    from envsnap.experiment.launch import plan_for
+
+    for source, document in documents.items():
+        plan = plan_for(conditions_of(document), packages=packages, base_env=os.environ)
+        say_plan("envsnap bisect", source, plan)
+
+
 def render(report: BisectReport) -> str:
-    """The report as text for a terminal."""
+    """The report as text for a terminal; manifest text in it is shown escaped."""
+    from envsnap.render.escape import terminal_text
+
+    return "".join(f"{terminal_text(line)}\n" for line in _report_lines(report))
+
+
+def _report_lines(report: BisectReport) -> list[str]:
     lines = [f"envsnap bisect: {report.summary}"]
     if report.metric_a is not None:
         repeat = "" if report.metric_a_repeat is None else f" (repeat {report.metric_a_repeat!r})"
@@ -127,7 +154,7 @@ def render(report: BisectReport) -> str:
     for run in report.runs:
         mark = {True: "B", False: "-", None: " "}[run.reproduces]
         lines.append(f"  {run.index:>3} {mark} {run.metric!r:<24} {run.label}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _candidate_line(candidate: Candidate) -> str:

@@ -17,12 +17,15 @@ from typing import Any, Literal
 
 from envsnap.capturing.redact import Redactor
 from envsnap.diff.env_meaning import cannot_act, names_location
-from envsnap.experiment.startup import DETERMINISM_FLAGS, TORCH_FLAGS
+from envsnap.experiment.allowlist import NOT_LISTED, refusal
+from envsnap.experiment.packages import pin_problem
+from envsnap.experiment.startup import DETERMINISM_FLAGS, TORCH_FLAGS, flag_problem
 
 ConditionKind = Literal["env", "torch", "seed", "package"]
 REDACTED = "<redacted>"
-# Package sources that a version pin cannot reinstall.
-LOCAL_SOURCES = frozenset({"editable", "vcs", "url", "local"})
+# Where a package must have come from for a version pin to reinstall it (None: not recorded).
+INDEX_SOURCES = frozenset({"index", None})
+SHOWN_VALUE_CHARS = 40
 SEED_PURPOSES = ("python", "numpy", "torch", "cuda")
 _REDACTOR = Redactor()
 _TOKEN = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|([^.\[]+)')
@@ -79,6 +82,22 @@ def bound_to_machine(name: str) -> str | None:
     if _REDACTOR.is_secret_name(name):
         return "a credential: this machine's own is kept"
     return None
+
+
+def env_refusal(name: str, value: object) -> str | None:
+    """Why B's `name=value` is not applied here (see `allowlist.refusal`), in the most telling
+    words: a variable outside the table that belongs to the recorded machine says so."""
+    why = refusal(name, value)
+    if why == NOT_LISTED:
+        why = bound_to_machine(name) or why
+    return why
+
+
+def shown(value: object) -> str:
+    """A recorded value for a message: quoted, cut short, control characters as escapes."""
+    text = value if isinstance(value, str) else repr(value)
+    cut = text[:SHOWN_VALUE_CHARS] + ("..." if len(text) > SHOWN_VALUE_CHARS else "")
+    return repr(cut)
 
 
 @dataclass(frozen=True)
@@ -169,23 +188,38 @@ def _add(out: Conditions, kind: ConditionKind, name: str, value: Any) -> None:
     out.values[key] = Condition(key, kind, name, value)
 
 
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
+
+
 def _env(env: Any, seeds: Any, out: Conditions) -> None:
     if isinstance(env, dict):
-        out.env_prefixes = tuple(env.get("prefixes") or ())
-        out.env_names = tuple(env.get("names") or ())
-        redacted = set(env.get("redacted") or ())
-        for name, value in (env.get("variables") or {}).items():
-            bound = bound_to_machine(name)
-            if name in redacted or REDACTED in str(value):
-                out.skipped[f"env:{name}"] = "its value was redacted in the manifest"
-            elif bound is not None:
-                out.skipped[f"env:{name}"] = bound
-            else:
-                _add(out, "env", name, value)
+        out.env_prefixes = _strings(env.get("prefixes"))
+        out.env_names = _strings(env.get("names"))
+        redacted = set(_strings(env.get("redacted")))
+        variables = env.get("variables")
+        for name, value in (variables if isinstance(variables, dict) else {}).items():
+            _add_env(out, name, value, redacted)
     # The seeds section records PYTHONHASHSEED even when the env section was not captured.
     key = "env:PYTHONHASHSEED"
     if isinstance(seeds, dict) and key not in out.values and key not in out.skipped:
-        _add(out, "env", "PYTHONHASHSEED", seeds.get("pythonhashseed"))
+        recorded = seeds.get("pythonhashseed")
+        if type(recorded) is int:
+            recorded = str(recorded)
+        _add_env(out, "PYTHONHASHSEED", recorded, set())
+
+
+def _add_env(out: Conditions, name: str, value: Any, redacted: set[str]) -> None:
+    """Add B's variable when the allowlist takes it; otherwise say why it is not applied."""
+    key = f"env:{name}"
+    if name in redacted or REDACTED in str(value):
+        out.skipped[key] = "its value was redacted in the manifest"
+        return
+    why = None if value is None and name == "PYTHONHASHSEED" else env_refusal(name, value)
+    if why is not None:
+        out.skipped[key] = f"{why} (recorded {shown(value)})"
+    else:
+        _add(out, "env", name, value)
 
 
 def _torch(torch: Any, out: Conditions) -> None:
@@ -198,7 +232,12 @@ def _torch(torch: Any, out: Conditions) -> None:
         if isinstance(value, str) and name.startswith("matmul.allow_") and "reduced" in name:
             # Recorded as text; only the plain boolean form can be set back.
             value = {"True": True, "False": False}.get(value)
-        if value is not None:
+        if value is None:
+            continue
+        problem = flag_problem(name, value)
+        if problem is not None:
+            out.skipped[f"torch:{name}"] = f"the recorded value {problem}"
+        else:
             _add(out, "torch", name, value)
 
 
@@ -206,13 +245,14 @@ def _seed(seeds: Any, out: Conditions) -> None:
     if not isinstance(seeds, dict):
         return
     master = seeds.get("master_seed")
-    if not isinstance(master, int):
+    if type(master) is not int:
         _add(out, "seed", "seed", None)
         return
     from envsnap.training.seeding.derive import derive_seed, numpy_seed_words
 
-    rank = seeds.get("rank")
-    derived = seeds.get("derived") or {}
+    rank = seeds.get("rank") if type(seeds.get("rank")) is int else None
+    recorded_seeds = seeds.get("derived")
+    derived: dict[str, Any] = recorded_seeds if isinstance(recorded_seeds, dict) else {}
     value: dict[str, Any] = {"master_seed": master, "rank": rank}
     for purpose in SEED_PURPOSES:
         recorded = derived.get(purpose)
@@ -224,17 +264,25 @@ def _seed(seeds: Any, out: Conditions) -> None:
 
 
 def _packages(packages: Any, out: Conditions) -> None:
-    if not isinstance(packages, dict):
+    installed = packages.get("installed") if isinstance(packages, dict) else None
+    if not isinstance(installed, dict):
         return
-    for name, package in (packages.get("installed") or {}).items():
+    for name, package in installed.items():
         if not isinstance(package, dict):
             continue
-        source = package.get("source")
-        if source in LOCAL_SOURCES or not package.get("version"):
-            how = f"installed as {source!r}" if source else "no recorded version"
-            out.skipped[f"package:{name}"] = f"{how}: a version pin cannot reinstall it"
-            continue
-        _add(out, "package", name, package["version"])
+        key = f"package:{name}"
+        source, version = package.get("source"), package.get("version")
+        if source not in INDEX_SOURCES:
+            out.skipped[key] = (
+                f"installed from a VCS/local source ({shown(source)}): a version pin cannot "
+                "reinstall it"
+            )
+        elif not version:
+            out.skipped[key] = "no recorded version"
+        elif (problem := pin_problem(name, version)) is not None:
+            out.skipped[key] = f"{problem}: never passed to an installer"
+        else:
+            _add(out, "package", name, version)
 
 
 def value_or_absent(conditions: Conditions, key: str, like: Condition) -> Condition:

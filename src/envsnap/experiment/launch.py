@@ -20,18 +20,39 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.experiment import startup
-from envsnap.experiment.conditions import Conditions, bound_to_machine
-from envsnap.experiment.packages import InstallOptions, PackageEnv, build, host_versions
+from envsnap.experiment.allowlist import may_unset
+from envsnap.experiment.conditions import Conditions, env_refusal
+from envsnap.experiment.packages import (
+    InstallOptions,
+    PackageEnv,
+    build,
+    host_versions,
+    normalize,
+    pin_problem,
+)
+
+# Seeds the hook passes to random, numpy and torch: torch takes 64-bit values, numpy 32-bit words.
+SEED_RANGE = range(-(2**63), 2**64)
+NUMPY_WORD_RANGE = range(2**32)
 
 
 @dataclass
 class Plan:
-    """What a run applies: the child environment, the hook config, and a readable account."""
+    """What a run applies: the child environment, the hook config, and a readable account.
+
+    `env_set` and `env_unset` are the only changes taken from the manifests (allowlisted and
+    checked); `own_env` is what envsnap itself sets for the hook and the package venv. `env` is
+    the child's whole environment: the base environment with those changes.
+    """
 
     env: dict[str, str]
     hook_config: dict[str, Any] = field(default_factory=dict)
     applied: list[str] = field(default_factory=list)
     not_applied: list[str] = field(default_factory=list)
+    env_set: dict[str, str] = field(default_factory=dict)
+    env_unset: list[str] = field(default_factory=list)
+    own_env: dict[str, str] = field(default_factory=dict)
+    pins: dict[str, str] = field(default_factory=dict)  # package versions still to install
 
 
 @dataclass
@@ -45,6 +66,51 @@ class RunOutcome:
         return self.returncode is None
 
 
+def plan_for(conditions: Conditions, *, packages: bool, base_env: Mapping[str, str]) -> Plan:
+    """What running under `conditions` would apply; writes nothing and starts nothing."""
+    plan = Plan(env=dict(base_env))
+    _apply_env(conditions, plan)
+    _apply_torch_and_seed(conditions, plan)
+    if packages:
+        _plan_packages(conditions, plan)
+    else:
+        count = sum(1 for key in conditions.values if key.startswith("package:"))
+        if count:
+            plan.not_applied.append(
+                f"{count} recorded package versions (use --packages to apply them)"
+            )
+    plan.not_applied.extend(f"{key}: {why}" for key, why in sorted(conditions.skipped.items()))
+    return plan
+
+
+def materialize(plan: Plan, run_dir: Path, *, packages: InstallOptions | None) -> list[str]:
+    """Write the hook files into `run_dir`, build the package venv, and finish `plan.env`.
+
+    Returns what happened to the planned packages, one line each (they are also added to the
+    plan's applied or not-applied lists).
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    outcome: list[str] = []
+    path_front = [str(_write_hook(run_dir, plan.hook_config))]
+    if packages is not None and plan.pins:
+        overlay = _install_packages(plan, packages, run_dir, outcome)
+        path_front.append(str(overlay.site))
+        bin_dir = overlay.root / ("Scripts" if os.name == "nt" else "bin")
+        plan.own_env["PATH"] = os.pathsep.join([str(bin_dir), plan.env.get("PATH", "")])
+        plan.own_env["VIRTUAL_ENV"] = str(overlay.root)
+    existing = plan.env.get("PYTHONPATH")
+    plan.own_env["PYTHONPATH"] = os.pathsep.join([*path_front, *([existing] if existing else [])])
+    plan.own_env[startup.CONFIG_ENV] = str(run_dir / "hook" / "config.json")
+    plan.own_env[startup.LOG_ENV] = str(run_dir / "hook.jsonl")
+    plan.own_env["ENVSNAP_RUN_DIR"] = str(run_dir)
+    plan.env.update(plan.own_env)
+    _write_json(
+        run_dir / "conditions.json",
+        {"applied": plan.applied, "not_applied": plan.not_applied, "hook": plan.hook_config},
+    )
+    return outcome
+
+
 def prepare(
     conditions: Conditions,
     run_dir: Path,
@@ -52,59 +118,51 @@ def prepare(
     packages: InstallOptions | None,
     base_env: Mapping[str, str],
 ) -> Plan:
-    """The plan for running under `conditions`; writes the hook files into `run_dir`."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    plan = Plan(env=dict(base_env))
-    _apply_env(conditions, plan)
-    _apply_torch_and_seed(conditions, plan)
-    path_front = [str(_write_hook(run_dir, plan.hook_config))]
-    if packages is not None:
-        overlay = _apply_packages(conditions, plan, packages)
-        if overlay is not None:
-            path_front.append(str(overlay.site))
-            bin_dir = overlay.root / ("Scripts" if os.name == "nt" else "bin")
-            plan.env["PATH"] = os.pathsep.join([str(bin_dir), plan.env.get("PATH", "")])
-            plan.env["VIRTUAL_ENV"] = str(overlay.root)
-    else:
-        count = sum(1 for key in conditions.values if key.startswith("package:"))
-        if count:
-            plan.not_applied.append(
-                f"{count} recorded package versions (use --packages to apply them)"
-            )
-    existing = plan.env.get("PYTHONPATH")
-    plan.env["PYTHONPATH"] = os.pathsep.join([*path_front, *([existing] if existing else [])])
-    plan.env[startup.CONFIG_ENV] = str(run_dir / "hook" / "config.json")
-    plan.env[startup.LOG_ENV] = str(run_dir / "hook.jsonl")
-    plan.env["ENVSNAP_RUN_DIR"] = str(run_dir)
-    plan.not_applied.extend(f"{key}: {why}" for key, why in sorted(conditions.skipped.items()))
-    _write_json(
-        run_dir / "conditions.json",
-        {"applied": plan.applied, "not_applied": plan.not_applied, "hook": plan.hook_config},
-    )
+    """The plan for running under `conditions`, made ready to launch in `run_dir`."""
+    plan = plan_for(conditions, packages=packages is not None, base_env=base_env)
+    materialize(plan, run_dir, packages=packages)
     return plan
+
+
+def environment_from(plan: Plan, base_env: Mapping[str, str]) -> dict[str, str]:
+    """`base_env` with the plan's checked changes and envsnap's own variables, nothing else.
+
+    envsnap's post-run capture runs in envsnap's own environment this way, never in one a
+    manifest chose.
+    """
+    env = {name: value for name, value in base_env.items() if name not in plan.env_unset}
+    env.update(plan.env_set)
+    env.update(plan.own_env)
+    return env
 
 
 def _apply_env(conditions: Conditions, plan: Plan) -> None:
     recorded = {c.name for c in conditions.values.values() if c.kind == "env"}
-    # A variable of a recorded family that the recorded run did not have was unset there;
-    # this machine's locations, launcher layout and credentials stay as they are.
-    unset = [
-        name
-        for name in plan.env
-        if conditions.selects_env(name) and name not in recorded and not bound_to_machine(name)
-    ]
-    for name in unset:
-        del plan.env[name]
-        plan.applied.append(f"env {name} unset (absent from the recorded run)")
+    # A variable of the table that the recorded run's families include but that run did not
+    # have was unset there; no other variable of this machine is ever unset.
+    for name in sorted(plan.env):
+        if conditions.selects_env(name) and name not in recorded and may_unset(name):
+            _unset(plan, name, f"env {name} unset (absent from the recorded run)")
     for condition in sorted(conditions.values.values(), key=lambda c: c.key):
         if condition.kind != "env":
             continue
         if condition.value is None:
-            if plan.env.pop(condition.name, None) is not None:
-                plan.applied.append(f"env {condition.name} unset")
-        else:
-            plan.env[condition.name] = str(condition.value)
-            plan.applied.append(f"env {condition.name}={condition.value}")
+            if may_unset(condition.name) and condition.name in plan.env:
+                _unset(plan, condition.name, f"env {condition.name} unset")
+            continue
+        # The conditions were checked when read; checked again here, whoever built them.
+        why = env_refusal(condition.name, condition.value)
+        if why is not None:
+            plan.not_applied.append(f"env:{condition.name}: {why}")
+            continue
+        plan.env[condition.name] = plan.env_set[condition.name] = condition.value
+        plan.applied.append(f"env {condition.name}={condition.value}")
+
+
+def _unset(plan: Plan, name: str, line: str) -> None:
+    del plan.env[name]
+    plan.env_unset.append(name)
+    plan.applied.append(line)
 
 
 def _apply_torch_and_seed(conditions: Conditions, plan: Plan) -> None:
@@ -113,6 +171,9 @@ def _apply_torch_and_seed(conditions: Conditions, plan: Plan) -> None:
         for c in conditions.values.values()
         if c.kind == "torch" and c.value is not None
     }
+    refused = {name for name, value in flags.items() if startup.flag_problem(name, value)}
+    for name in sorted(refused):
+        plan.not_applied.append(f"torch:{name}: {startup.flag_problem(name, flags.pop(name))}")
     if flags:
         plan.hook_config["torch"] = flags
         listed = ", ".join(f"{name}={value}" for name, value in sorted(flags.items()))
@@ -123,19 +184,21 @@ def _apply_torch_and_seed(conditions: Conditions, plan: Plan) -> None:
         if "master_seed" not in seeds:
             return
         plan.hook_config["seed"] = seeds
-        plan.env["ENVSNAP_MASTER_SEED"] = str(seed.value["master_seed"])
+        plan.own_env["ENVSNAP_MASTER_SEED"] = plan.env["ENVSNAP_MASTER_SEED"] = str(
+            seeds["master_seed"]
+        )
         plan.applied.append(
-            f"seed {seed.value['master_seed']}: random at start, numpy and torch on import, "
+            f"seed {seeds['master_seed']}: random at start, numpy and torch on import, "
             "ENVSNAP_MASTER_SEED set"
         )
 
 
-def _is_seed(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _is_seed(value: Any, within: range = SEED_RANGE) -> bool:
+    return type(value) is int and value in within
 
 
 def _integer_seeds(recorded: dict[str, Any], plan: Plan) -> dict[str, Any]:
-    """The recorded seeds the hook can apply (integers; numpy's as integer words).
+    """The recorded seeds the hook can apply (integers in range; numpy's as 32-bit words).
 
     Any other value is listed as not applicable rather than written for the hook to trip on.
     """
@@ -143,37 +206,51 @@ def _integer_seeds(recorded: dict[str, Any], plan: Plan) -> dict[str, Any]:
     for purpose, value in recorded.items():
         if purpose == "rank":
             continue
-        words = value if purpose == "numpy" and isinstance(value, list) else [value]
-        if words and all(_is_seed(word) for word in words):
+        if purpose == "numpy" and isinstance(value, list):
+            valid = bool(value) and all(_is_seed(word, NUMPY_WORD_RANGE) for word in value)
+        else:
+            valid = _is_seed(value)
+        if valid:
             seeds[purpose] = value
         else:
-            plan.not_applied.append(f"seed {purpose}: {value!r} is not an integer")
+            plan.not_applied.append(f"seed {purpose}: {value!r} is not an integer seed")
     return seeds
 
 
-def _apply_packages(
-    conditions: Conditions, plan: Plan, options: InstallOptions
-) -> PackageEnv | None:
+def _plan_packages(conditions: Conditions, plan: Plan) -> None:
     here = host_versions()
-    pins: dict[str, str] = {}
     for condition in conditions.values.values():
         if condition.kind != "package":
             continue
-        if condition.value is None:
-            if condition.name in here:
+        name, version = condition.name, condition.value
+        if version is None:
+            if normalize(name) in here:
                 plan.not_applied.append(
-                    f"package {condition.name}: installed here ({here[condition.name]}), absent "
+                    f"package {name}: installed here ({here[normalize(name)]}), absent "
                     "from the recorded run; a venv built on this one cannot hide it"
                 )
-        elif here.get(condition.name) != condition.value:
-            pins[condition.name] = str(condition.value)
-    if not pins:
-        return None
-    overlay = build(pins, options)
+            continue
+        problem = pin_problem(name, version)
+        if problem is not None:
+            plan.not_applied.append(f"package:{name}: {problem}: never passed to an installer")
+        elif here.get(normalize(name)) != version:
+            plan.pins[name] = version
+    if plan.pins:
+        listed = ", ".join(f"{name}=={version}" for name, version in sorted(plan.pins.items()))
+        plan.applied.append(f"packages to install into a cached venv (wheels only): {listed}")
+
+
+def _install_packages(
+    plan: Plan, options: InstallOptions, run_dir: Path, outcome: list[str]
+) -> PackageEnv:
+    overlay = build(plan.pins, options, run_dir)
     for name, version in sorted(overlay.installed.items()):
+        outcome.append(f"applied: package {name}=={version} ({overlay.engine})")
         plan.applied.append(f"package {name}=={version} ({overlay.engine})")
     for name, why in sorted(overlay.failed.items()):
-        plan.not_applied.append(f"package {name}=={pins[name]}: cannot be installed: {why}")
+        line = f"package {name}=={plan.pins[name]}: cannot be installed: {why}"
+        outcome.append(f"not applied: {line}")
+        plan.not_applied.append(line)
     return overlay
 
 

@@ -6,6 +6,11 @@ the rest of this environment stays visible behind it through a `.pth` file. The 
 recorded versions whether it starts the venv's `python` (first on PATH) or this interpreter
 (the overlay is also put on PYTHONPATH). uv installs when it is on PATH, else pip. A package
 that cannot be installed is reported with the installer's last line, never guessed around.
+
+A manifest names the packages, so each is checked first (`pin_problem`): a PEP 508 name and an
+exact version, nothing else (no URL, path, option, extra or marker). The pins reach the
+installer as lines of a requirements file, never as arguments, and only as wheels, so that
+installing runs no build script.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from envsnap.errors import EnvsnapError
 
 MARKER = "envsnap-venv.json"
 INSTALL_TIMEOUT_S = 900
+MAX_VERSION_CHARS = 64
+# A distribution name as PEP 508 defines it (https://peps.python.org/pep-0508/#names).
+_PEP508_NAME = re.compile(r"[A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9]", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,31 @@ class PackageEnv:
 
 
 def normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    from packaging.utils import canonicalize_name
+
+    return str(canonicalize_name(name))
+
+
+def pin_problem(name: object, version: object) -> str | None:
+    """Why `name==version` is not a plain pin of an index release, or None when it is."""
+    from packaging.version import InvalidVersion, Version
+
+    if not isinstance(name, str) or _PEP508_NAME.fullmatch(name) is None:
+        return "not a package name"
+    if not isinstance(version, str) or len(version) > MAX_VERSION_CHARS:
+        return "not a version"
+    try:
+        Version(version)
+    except InvalidVersion:
+        return "not a version"
+    return None if version.strip() == version else "not a version"
+
+
+def requirement(name: str, version: str) -> str:
+    """The requirement line of a checked pin (see `pin_problem`): `name==version`, normalised."""
+    from packaging.version import Version
+
+    return f"{normalize(name)}=={Version(version)}"
 
 
 def host_versions() -> dict[str, str]:
@@ -78,8 +110,15 @@ def _key(pins: dict[str, str], options: InstallOptions) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def build(pins: dict[str, str], options: InstallOptions) -> PackageEnv:
-    """The venv holding `pins` (name -> version), built once and reused from the cache."""
+def build(pins: dict[str, str], options: InstallOptions, work_dir: Path) -> PackageEnv:
+    """The venv holding `pins` (name -> version), built once and reused from the cache.
+
+    Every pin must pass `pin_problem`; the requirements files are written into `work_dir`.
+    """
+    for name, version in pins.items():
+        problem = pin_problem(name, version)
+        if problem is not None:
+            raise EnvsnapError(f"refusing to install {name!r}=={version!r}: {problem}")
     root = options.cache_dir / _key(pins, options)
     marker = root / MARKER
     if marker.is_file():
@@ -91,7 +130,7 @@ def build(pins: dict[str, str], options: InstallOptions) -> PackageEnv:
     shutil.rmtree(building, ignore_errors=True)
     _make_venv(building)
     env = PackageEnv(building, _site(building), engine="uv" if shutil.which("uv") else "pip")
-    _install(env, pins, options)
+    _install(env, pins, options, work_dir)
     _write_base_pth(env.site)
     (building / MARKER).write_text(
         json.dumps({"installed": env.installed, "failed": env.failed, "engine": env.engine}),
@@ -128,24 +167,27 @@ def _write_base_pth(site_dir: Path) -> None:
     (site_dir / "_envsnap_base.pth").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _command(env: PackageEnv, specs: list[str], options: InstallOptions) -> list[str]:
+def _command(env: PackageEnv, requirements: Path, options: InstallOptions) -> list[str]:
+    # --find-links and --no-index are the user's own options; the manifest's names and versions
+    # only ever reach the installer inside the requirements file.
     flags = [*(f"--find-links={d}" for d in options.find_links)]
     if options.no_index:
         flags.append("--no-index")
     if env.engine == "uv":
         uv = shutil.which("uv") or "uv"
-        return [uv, "pip", "install", "--quiet", "--no-deps", "--python", sys.executable,
-                "--target", str(env.site), *flags, *specs]  # fmt: skip
-    return [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+        return [uv, "pip", "install", "--quiet", "--no-deps", "--only-binary=:all:",
+                "--python", sys.executable, "--target", str(env.site), *flags,
+                "-r", str(requirements)]  # fmt: skip
+    return [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--only-binary=:all:",
             "--disable-pip-version-check", "--no-input", "--target", str(env.site),
-            *flags, *specs]  # fmt: skip
+            *flags, "-r", str(requirements)]  # fmt: skip
 
 
-def _run_installer(env: PackageEnv, specs: list[str], options: InstallOptions) -> str | None:
-    """Install specs; None when it worked, else the installer's last error line."""
+def _run_installer(env: PackageEnv, requirements: Path, options: InstallOptions) -> str | None:
+    """Install a requirements file; None when it worked, else the installer's last error line."""
     try:
         done = subprocess.run(
-            _command(env, specs, options),
+            _command(env, requirements, options),
             check=False,
             capture_output=True,
             text=True,
@@ -156,16 +198,28 @@ def _run_installer(env: PackageEnv, specs: list[str], options: InstallOptions) -
     return None if done.returncode == 0 else _last_line(done.stderr or done.stdout)
 
 
-def _install(env: PackageEnv, pins: dict[str, str], options: InstallOptions) -> None:
+def _requirements(work_dir: Path, stem: str, lines: list[str]) -> Path:
+    path = work_dir / f"{stem}.txt"
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _install(
+    env: PackageEnv, pins: dict[str, str], options: InstallOptions, work_dir: Path
+) -> None:
     if not pins:
         return
-    specs = {name: f"{name}=={version}" for name, version in sorted(pins.items())}
-    if _run_installer(env, list(specs.values()), options) is None:
+    work_dir.mkdir(parents=True, exist_ok=True)
+    specs = {name: requirement(name, version) for name, version in sorted(pins.items())}
+    every = _requirements(work_dir, "requirements", list(specs.values()))
+    if _run_installer(env, every, options) is None:
         env.installed = dict(pins)
         return
     # One failure fails the whole batch: retry one by one to name the ones that cannot install.
     for name, spec in specs.items():
-        error = _run_installer(env, [spec], options)
+        error = _run_installer(
+            env, _requirements(work_dir, f"requirements-{name}", [spec]), options
+        )
         if error is None:
             env.installed[name] = pins[name]
         else:

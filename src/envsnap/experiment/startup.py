@@ -33,8 +33,16 @@ def _dtype_name(torch: Any) -> str:
     return str(torch.get_default_dtype())
 
 
+# The dtypes torch.set_default_dtype takes: the only names ever looked up on torch.
+DTYPE_NAMES = frozenset({"float16", "bfloat16", "float32", "float64"})
+MAX_THREADS = 65536
+
+
 def _set_dtype(torch: Any, value: Any) -> None:
-    torch.set_default_dtype(getattr(torch, str(value).rsplit(".", 1)[-1]))
+    name = value.removeprefix("torch.") if isinstance(value, str) else None
+    if name not in DTYPE_NAMES:
+        raise ValueError(f"not a default dtype: {value!r}")
+    torch.set_default_dtype(getattr(torch, name))
 
 
 def _attr(path: str) -> tuple[Getter, Setter]:
@@ -100,6 +108,45 @@ TORCH_FLAGS: dict[str, tuple[Getter, Setter]] = {
 DETERMINISM_FLAGS = ("deterministic.algorithms", "deterministic.warn_only")
 
 
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_thread_count(value: Any) -> bool:
+    return type(value) is int and 1 <= value <= MAX_THREADS
+
+
+def _is_dtype(value: Any) -> bool:
+    return isinstance(value, str) and value.removeprefix("torch.") in DTYPE_NAMES
+
+
+def _is_precision(value: Any) -> bool:
+    return value in ("highest", "high", "medium")
+
+
+# What each flag's value must be; anything else is refused before any setter sees it.
+FLAG_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    name: (_is_bool, "true or false") for name in (*TORCH_FLAGS, *DETERMINISM_FLAGS)
+}
+FLAG_VALUES.update(
+    {
+        "num_threads": (_is_thread_count, f"an integer 1..{MAX_THREADS}"),
+        "num_interop_threads": (_is_thread_count, f"an integer 1..{MAX_THREADS}"),
+        "default_dtype": (_is_dtype, "one of torch." + ", torch.".join(sorted(DTYPE_NAMES))),
+        "matmul.float32_matmul_precision": (_is_precision, "highest, high or medium"),
+    }
+)
+
+
+def flag_problem(name: str, value: Any) -> str | None:
+    """Why `value` cannot be set for the torch flag `name`, or None when it can."""
+    check = FLAG_VALUES.get(name)
+    if check is None:
+        return "not a torch flag envsnap sets"
+    valid, accepts = check
+    return None if valid(value) else f"{value!r} is not {accepts}"
+
+
 def _log(event: dict[str, Any]) -> None:
     path = os.environ.get(LOG_ENV)
     if not path:
@@ -114,6 +161,9 @@ def _log(event: dict[str, Any]) -> None:
 
 def _set_one(torch: Any, name: str, value: Any) -> str:
     getter, setter = TORCH_FLAGS[name]
+    problem = flag_problem(name, value)
+    if problem is not None:
+        return f"failed: refused: {problem}"
     try:
         if getter(torch) == value:
             return "already set"
@@ -128,6 +178,10 @@ def _failed(exc: Exception) -> str:
 
 
 def _set_determinism(torch: Any, flags: dict[str, Any]) -> str:
+    for name in DETERMINISM_FLAGS:
+        problem = flag_problem(name, flags[name]) if name in flags else None
+        if problem is not None:
+            return f"failed: refused: {problem}"
     try:
         live = (
             torch.are_deterministic_algorithms_enabled(),

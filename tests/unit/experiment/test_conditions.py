@@ -79,12 +79,14 @@ def test_differing_and_mix_take_chosen_keys_from_b() -> None:
     b = conditions_of(
         _doc(
             torch={"num_threads": 8},
-            env={"variables": {"NCCL_DEBUG": "INFO"}, "redacted": []},
+            env={"variables": {"NCCL_ALGO": "Tree", "NCCL_DEBUG": "INFO"}, "redacted": []},
             seeds={"master_seed": 8},
         )
     )
     keys = differing(a, b)
-    assert keys == ["env:NCCL_DEBUG", "env:PYTHONHASHSEED", "seed", "torch:num_threads"]
+    # NCCL_DEBUG is a log setting, outside the table of variables that change results.
+    assert keys == ["env:NCCL_ALGO", "env:PYTHONHASHSEED", "seed", "torch:num_threads"]
+    assert "not in envsnap's table" in b.skipped["env:NCCL_DEBUG"]
     mixed = mix(a, b, ["torch:num_threads", "env:PYTHONHASHSEED"])
     assert mixed.values["torch:num_threads"].value == 8
     assert mixed.values["env:PYTHONHASHSEED"].value is None  # B did not set it: unset
