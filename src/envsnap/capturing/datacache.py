@@ -75,13 +75,22 @@ class DigestCache:
         return entries
 
     def get(self, key: str) -> str | None:
+        return self.get_many([key])[0]
+
+    def get_many(self, keys: list[str]) -> list[str | None]:
+        """The cached digest of each key (None: not cached), under one lock for all of them."""
+        old, used = self._old, self._used
+        found: list[str | None] = []
         with self._lock:
-            digest = self._old.get(key)
-            if isinstance(digest, str):
-                self._used[key] = digest
-                self.hits += 1
-                return digest
-            return None
+            for key in keys:
+                digest = old.get(key)
+                if isinstance(digest, str):
+                    used[key] = digest
+                    found.append(digest)
+                else:
+                    found.append(None)
+            self.hits += sum(digest is not None for digest in found)
+        return found
 
     def put(self, key: str, digest: str) -> None:
         with self._lock:

@@ -47,7 +47,7 @@ class HashOptions:
 @dataclass(slots=True)
 class _Task:
     rel: bytes
-    path: str
+    path: str | bytes
     stat: os.stat_result
     # What hashing learns about the file, as the manifest records it (a plain record: cheaper
     # per file than a cached re-capture's whole stat).
@@ -64,7 +64,17 @@ def default_workers() -> int:
 
 def display_name(rel: bytes) -> str:
     """A JSON-safe key: UTF-8 names as they are, other bytes as \\x escapes."""
-    return rel.decode("utf-8", "backslashreplace") if rel else "."
+    return _decoded(rel)[0]
+
+
+def _decoded(rel: bytes) -> tuple[str, bool]:
+    """The display name of `rel`, and whether it was valid UTF-8 (one decode when it is)."""
+    if not rel:
+        return ".", True
+    try:
+        return rel.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return rel.decode("utf-8", "backslashreplace"), False
 
 
 def _oserror_text(exc: OSError) -> str:
@@ -106,17 +116,29 @@ def _sample_digest(fd: int, size: int, deadline: float | None) -> str:
     return "sample:" + digest.hexdigest()
 
 
-def _quick(task: _Task, options: HashOptions) -> bool:
-    """Fill the entry without reading content (stat mode, or a cache hit). Runs inline:
-    handing thousands of cache hits to a thread pool would cost more than the hits."""
-    entry, listed = task.entry, task.stat
-    entry.size = listed.st_size
+def _known(tasks: list[_Task], options: HashOptions) -> list[_Task]:
+    """Fill every entry that needs no read (stat mode, or a cache hit); returns the rest.
+
+    Runs inline, with one cache lookup for all files: handing thousands of cache hits to a
+    thread pool, or taking the cache's lock per file, would cost more than the hits.
+    """
+    for task in tasks:
+        task.entry.size = task.stat.st_size
     if options.mode == "stat":
-        entry.mtime_ns = listed.st_mtime_ns
-        return True
-    if options.cache is not None:
-        entry.digest = options.cache.get(entry_key(options.mode, listed))
-    return entry.digest is not None
+        for task in tasks:
+            task.entry.mtime_ns = task.stat.st_mtime_ns
+        return []
+    if options.cache is None:
+        return list(tasks)
+    mode = options.mode
+    digests = options.cache.get_many([entry_key(mode, task.stat) for task in tasks])
+    pending = []
+    for task, digest in zip(tasks, digests, strict=True):
+        if digest is None:
+            pending.append(task)
+        else:
+            task.entry.digest = digest
+    return pending
 
 
 def _hash_task(task: _Task, options: HashOptions) -> None:
@@ -161,7 +183,10 @@ def _walk(
     listed_dirs: list[bytes] = []
     # Each pending directory carries the (device, inode) of its ancestors: a directory that is
     # its own ancestor is a symlink loop. A directory linked twice elsewhere is simply read twice.
-    stack: list[tuple[bytes, str, frozenset[tuple[int, int]]]] = [(b"", root, frozenset())]
+    # Listed by bytes path: names arrive as the bytes the manifest keys on, with no re-encoding.
+    stack: list[tuple[bytes, bytes, frozenset[tuple[int, int]]]] = [
+        (b"", os.fsencode(root), frozenset())
+    ]
     while stack:
         rel, path, ancestors = stack.pop()
         if deadline is not None and time.monotonic() > deadline:
@@ -184,7 +209,7 @@ def _walk(
         listed_dirs.append(rel)
         inner = ancestors | {identity}
         for item in entries:
-            child_rel = (rel + b"/" if rel else b"") + os.fsencode(item.name)
+            child_rel = rel + b"/" + item.name if rel else item.name
             try:
                 child_stat = os.stat(item.path)
             except OSError as exc:
@@ -198,14 +223,6 @@ def _walk(
             else:
                 errors[child_rel] = "not a regular file (device, FIFO or socket): skipped"
     return listed_dirs
-
-
-def _is_utf8(name: bytes) -> bool:
-    try:
-        name.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _leaf(entry: FileEntry) -> str:
@@ -232,10 +249,14 @@ def _merkle(tasks: list[_Task], errors: dict[bytes, str], dirs: list[bytes]) -> 
     digests: dict[bytes, str] = {}
     # Deepest first, so every sub-directory digest exists before its parent needs it.
     for directory in sorted(dirs, key=lambda d: d.count(b"/") + bool(d), reverse=True):
-        records = []
-        for kind, name, leaf in sorted(children[directory], key=lambda c: c[1]):
-            records.append(kind + struct.pack(">I", len(name)) + name + leaf.encode() + b"\n")
-        digests[directory] = "sha256:" + hashlib.sha256(b"".join(records)).hexdigest()
+        # Each record: kind, the name's length as 4 big-endian bytes, name, child digest.
+        records = b"".join(
+            [
+                b"%b%b%b%b\n" % (kind, len(name).to_bytes(4, "big"), name, leaf.encode())
+                for kind, name, leaf in sorted(children[directory], key=lambda c: c[1])
+            ]
+        )
+        digests[directory] = "sha256:" + hashlib.sha256(records).hexdigest()
         if directory:
             add(directory, b"d", digests[directory])
     return digests
@@ -266,7 +287,7 @@ def hash_path(declared: str, base: Path, options: HashOptions) -> DataItem:
         item.error = "not a regular file or directory"
         return item
     tasks.sort(key=lambda t: t.rel)
-    pending = [task for task in tasks if not _quick(task, options)]
+    pending = _known(tasks, options)
     workers = options.workers or default_workers()
     if len(pending) > 1 and workers > 1:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="envsnap-hash") as pool:
@@ -289,11 +310,13 @@ def _fill(
     item.total_bytes = sum(t.entry.size or 0 for t in tasks)
     item.unstable = any(t.entry.unstable for t in tasks)
     problems: dict[str, str] = {}
+    names = []
     for task in tasks:
-        name = display_name(task.rel)
+        name, utf8 = _decoded(task.rel)
+        names.append(name)
         if task.entry.error:
             problems[name] = task.entry.error
-        elif not _is_utf8(task.rel):
+        elif not utf8:
             task.entry.error = "file name is not valid UTF-8 (shown with \\x escapes)"
             problems[name] = task.entry.error
     for rel, reason in errors.items():
@@ -307,7 +330,7 @@ def _fill(
         item.root = entry.digest or (
             None if entry.error else "sha256:" + hashlib.sha256(_leaf(entry).encode()).hexdigest()
         )
-    listed = {display_name(t.rel): t.entry for t in tasks[:max_listed]}
+    listed = {name: t.entry for name, t in zip(names[:max_listed], tasks[:max_listed], strict=True)}
     for rel, reason in list(errors.items())[: max(0, max_listed - len(listed))]:
         listed[display_name(rel)] = FileEntry(error=reason)
     item.files = dict(sorted(listed.items()))
