@@ -7,6 +7,12 @@ Two independent tests decide that something is secret, and either one is enough:
   JWT, PEM...), is an `Authorization` credential, or is a URL with credentials in it.
 A name-flagged value is replaced whole. A format match replaces only the matching part, so
 `--model-url https://u:p@host/x` still shows the host.
+
+A third test covers keys with no format: a value that looks random (32+ hex or base64
+characters, see random_value.py) is replaced when it stands alone where the user writes free
+text (an env value, an argv entry, a `name=value` pair), unless its name says it is a commit or
+a digest. Commit hashes and digests that envsnap records itself sit in their own fields, as
+whole values with no name in front, and are never tested this way.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from envsnap.capturing.random_value import looks_random
 from envsnap.capturing.secret_formats import KEYED, WHOLE
 
 REDACTED = "<redacted>"
@@ -36,8 +43,11 @@ SECRET_NAME_WORDS = frozenset(
         "PASSWORD",
         "PASSWD",
         "PASSPHRASE",
+        "PASSCODE",
         "PASS",
         "PWD",
+        "PW",
+        "PSWD",
         "CREDENTIAL",
         "CREDENTIALS",
         "CREDS",
@@ -82,10 +92,14 @@ _TEXT_TOKEN_WORDS = frozenset(
     }
 )
 # A name that ends in one of these after its secret word names a setting about the secret
-# (--key-size 256, --token-budget 1000, SSH_KEY_PATH), not the secret.
-_SETTING_WORDS = frozenset(
-    {"SIZE", "BITS", "BUDGET", "LENGTH", "LEN", "COUNT", "LIMIT", "FILE", "PATH", "DIR"}
-)
+# (--key-size 256, --token-budget 1000), not the secret.
+_SETTING_WORDS = frozenset({"SIZE", "BITS", "BUDGET", "LENGTH", "LEN", "COUNT", "LIMIT"})
+# A name that ends in one of these says where the secret is kept (--token-file, SSH_KEY_PATH,
+# DB_PASSWORD_FILE): the path tells a reader where to look, so it is hidden like the secret.
+# Also glued (--ssl-keyfile, HF_TOKENPATH).
+_LOCATION_WORDS = ("FILE", "FILES", "PATH", "PATHS", "DIR", "LOCATION")
+# ...except where the file itself is public or is data: a certificate, a file of text tokens.
+_PUBLIC_FILE_WORDS = frozenset({"CERT", "TOKENS"})
 # Glued forms such as APIKEY, HFTOKEN, DBPASSWORD, AWSSECRETACCESSKEY.
 _GLUED_CONTAINS = ("SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 _GLUED_ENDS = (
@@ -96,6 +110,19 @@ _GLUED_ENDS = (
     "AUTH",
     "ACCOUNTKEY",
     "SHAREDACCESSKEY",
+    "APIKEYS",
+    "AUTHKEY",
+    "PRIVKEY",
+    "SSHKEY",
+    "SIGNINGKEY",
+    "ENCRYPTIONKEY",
+    "MASTERKEY",
+)
+# Names that say a random-looking value is a commit, a revision or a digest: a fact to keep.
+# Matched on each word of the name, glued forms included (GITCOMMIT, imageDigest, sha256sum).
+_FACT_NAME_WORD = re.compile(
+    r".*(?:COMMIT|DIGEST|CHECKSUM|REVISION|INTEGRITY|VERSION).*"
+    r"|(?:SHA[0-9]*|MD5|BLAKE[0-9][BS]?)(?:SUMS?)?|REV|OID|ETAG|HEAD|REF"
 )
 # Names that contain a secret word but are known not to hold secrets. PWD is the shell's cwd.
 NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "HF_HUB_DISABLE_IMPLICIT_TOKEN"})
@@ -159,15 +186,22 @@ _SCP_USERINFO = re.compile(
 # of letters only is still base64 of user:password); elsewhere the value must look random (a
 # digit or base64 punctuation), so prose such as "Bearer authentication" is left alone.
 _AUTH_HEADER = re.compile(
-    r"(?P<scheme>(?i:\bauthorization\b)[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z][A-Za-z0-9_\-]{0,31}\s+)?)"
+    r"(?P<scheme>(?:(?<=-H)|\b)(?i:authorization\b)[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z][A-Za-z0-9_\-]{0,31}\s+)?)"
     r"[A-Za-z0-9._~+/=\-]{4,}"
 )
 _AUTH_SCHEME = re.compile(
     r"(?P<scheme>\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Tt]oken)\s+)"
     r"(?=[A-Za-z0-9._~+/=\-]*[0-9+/=])[A-Za-z0-9._~+/=\-]{8,}"
 )
-# `name=` in free text, argv values and URL query strings; the value runs to a separator.
-_ASSIGNED_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])([A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
+# `name=` in free text, argv values and URL query strings (`--name=` too); the value runs to a
+# separator.
+_ASSIGNED_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])-{0,2}([A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
+# `--name value` inside one text (a shell line in a patch, a command line kept whole). The value
+# must hold something other than lower-case letters, so prose ("--private may...") is left be.
+_SPACED_OPTION = re.compile(
+    r"(?<![A-Za-z0-9_.\-])--?(?P<name>[A-Za-z][A-Za-z0-9_.\-]{0,127})[ \t]+"
+    r"(?P<value>(?=[a-z]{0,4095}[^a-z\s\"'`<>|&;])[^\s\-\"'`<>|&;][^\s\"'`<>|&;]{0,4095})"
+)
 # `"name": "value"` and `name: value` inside JSON or YAML text.
 _QUOTED_NAME = re.compile(
     r"""(?P<lead>["']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,127})["']?\s*:\s*["']?)"""
@@ -185,7 +219,9 @@ _MAX_QUOTED = 4096
 _ANNOTATION_END = re.compile(r"[ \t]*=")
 _WHITESPACE = re.compile(r"\s")
 _VALUE_END = re.compile(r"[\s&;,'\"]")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
 _SPLIT_NAME = re.compile(r"[_\-.]+")
+_NAME_PARTS = re.compile(r"[^A-Z0-9]+")  # also splits `pkg.whl#sha256` or `a/b?rev`
 
 
 @functools.cache
@@ -232,10 +268,13 @@ class Redactor:
         upper = name.strip().lstrip("-").upper()
         if upper in NOT_SECRET_NAMES:
             return False
-        words = [w for w in _SPLIT_NAME.split(upper) if w]
+        words = _name_words(upper)
         if words and words[-1] in _SETTING_WORDS:
             return False
         secret_words = {word for word in words if word in SECRET_NAME_WORDS}
+        located = bool(words) and words[-1] in _LOCATION_WORDS
+        if located and secret_words and secret_words <= _PUBLIC_FILE_WORDS:
+            return False  # --cert-file, --train-tokens-path
         if secret_words:
             text_tokens = secret_words <= {"TOKEN", "TOKENS"} and bool(
                 _TEXT_TOKEN_WORDS.intersection(words)
@@ -261,10 +300,24 @@ class Redactor:
             text = self._redact_quoted_assignments(text)
         if ":" in text:
             text = _QUOTED_NAME.sub(self._quoted_value, text)
+        if "-" in text:
+            text = _SPACED_OPTION.sub(self._option_value, text)
         return self._redact_assignments(text) if "=" in text else text
 
-    def _quoted_value(self, match: re.Match[str]) -> str:
+    def hides(self, name: str, value: str) -> bool:
+        """True when `value`, given to `name` in free text, is a secret: the name says so, or
+        the value looks random and the name does not say it is a commit or a digest."""
+        if value == REDACTED:
+            return False
+        return self.is_secret_name(name) or (looks_random(value) and not names_a_fact(name))
+
+    def _option_value(self, match: re.Match[str]) -> str:
         if not self.is_secret_name(match.group("name")) or match.group("value") == REDACTED:
+            return match.group(0)
+        return match.group(0)[: match.start("value") - match.start()] + REDACTED
+
+    def _quoted_value(self, match: re.Match[str]) -> str:
+        if not self.hides(match.group("name"), match.group("value")):
             return match.group(0)
         if _ANNOTATION_END.match(match.string, match.end()):
             return match.group(0)  # `secret_key: str = ...`: a type, not the value
@@ -286,10 +339,10 @@ class Redactor:
         parts: list[str] = []
         done = 0
         for match in _CODE_ASSIGNMENT.finditer(text):
-            if match.start() < done or not self.is_secret_name(match.group("name")):
+            if match.start() < done:
                 continue
             stop = _quoted_string_end(text, match.end(), match.group("quote"))
-            if stop > match.end() and text[match.end() : stop] != REDACTED:
+            if stop > match.end() and self.hides(match.group("name"), text[match.end() : stop]):
                 parts += [text[done : match.end()], REDACTED]
                 done = stop
         return "".join([*parts, text[done:]])
@@ -300,46 +353,56 @@ class Redactor:
         parts: list[str] = []
         done = 0
         for match in _ASSIGNED_NAME.finditer(text):
-            if match.start() < done or not self.is_secret_name(match.group(1)):
+            if match.start() < done:
                 continue
-            end = _VALUE_END.search(text, match.end())
-            stop = end.start() if end else len(text)
+            stop = self._assigned_value_end(match)
             if stop > match.end():
                 parts += [text[done : match.end()], REDACTED]
                 done = stop
         return "".join([*parts, text[done:]])
 
+    def _assigned_value_end(self, match: re.Match[str]) -> int:
+        """Where the value after `name=` ends when it is a secret, else where it starts."""
+        text, start = match.string, match.end()
+        if self.is_secret_name(match.group(1)):
+            end = _VALUE_END.search(text, start)
+            return end.start() if end else len(text)
+        # Only a whole run of base64 characters can look random: matched from `start`, it stops
+        # at the first other character, so a text of many short pairs is read once.
+        run = _BASE64_RUN.match(text, start)
+        if run is None or names_a_fact(match.group(1)):
+            return start
+        whole = run.end() == len(text) or _VALUE_END.match(text, run.end()) is not None
+        return run.end() if whole and looks_random(run.group()) else start
+
     def redact_value(self, name: str, value: str) -> str:
-        """Redact `value` of the variable `name`: whole when the name is secret-like."""
-        if self.is_secret_name(name):
-            return REDACTED if value else value
+        """Redact `value` of the variable `name`: whole when the name is secret-like or the
+        value looks random (unless the name says it is a commit or a digest)."""
+        if value and self.hides(name, value.strip()):
+            return REDACTED
         return self.redact_text(value)
 
     def redact_env(self, env: Iterable[tuple[str, str]]) -> dict[str, str]:
         return {name: self.redact_value(name, value) for name, value in env}
 
     def redact_argv(self, argv: Sequence[str]) -> list[str]:
-        """Redact secrets in a command line: `--token X`, `--token=X`, `KEY=X` and token formats."""
+        """Redact secrets in a command line: `--token X`, `--token=X`, `KEY=X`, token formats,
+        and random-looking values (`--service-id <40 hex>`, a bare key) unless their option
+        says they are a commit or a digest (`--revision <sha>`)."""
         out: list[str] = []
-        hide_next = False
+        option = ""  # the option just before, whose value this argument may be
         for arg in argv:
             # A switch such as --private may take no value: a following option is not its value.
-            if hide_next and not (arg.startswith("-") and len(arg) > 1):
+            is_option = arg.startswith("-") and len(arg) > 1
+            name, equals, value = arg.partition("=")
+            if not is_option and self.hides(option, arg):
                 out.append(REDACTED)
-                hide_next = False
-                continue
-            hide_next = False
-            # The flag or name itself goes through redact_text too: it may be a token.
-            if arg.startswith("-") and "=" not in arg and self.is_secret_name(arg):
+            elif equals and value and self.hides(name, value):
+                # The flag or name itself goes through redact_text too: it may be a token.
+                out.append(f"{self.redact_text(name)}={REDACTED}")
+            else:
                 out.append(self.redact_text(arg))
-                hide_next = True
-                continue
-            if "=" in arg:
-                name, _, value = arg.partition("=")
-                if self.is_secret_name(name) and value:
-                    out.append(f"{self.redact_text(name)}={REDACTED}")
-                    continue
-            out.append(self.redact_text(arg))
+            option = arg if is_option and not equals else ""
         return out
 
     def redact_url(self, url: str) -> str:
@@ -369,6 +432,22 @@ class Redactor:
         if value is None or isinstance(value, (bool, int, float)):
             return value
         return self.redact_text(repr(value))
+
+
+def _name_words(upper: str) -> list[str]:
+    """The words of an upper-case name, a glued location suffix split off (KEYFILE: KEY, FILE)."""
+    words = [w for w in _SPLIT_NAME.split(upper) if w]
+    last = words[-1] if words else ""
+    for suffix in _LOCATION_WORDS:
+        if last.endswith(suffix) and len(last) > len(suffix):
+            return [*words[:-1], last[: -len(suffix)], suffix]
+    return words
+
+
+def names_a_fact(name: str) -> bool:
+    """True when a name says its value is a commit, a revision or a digest (GIT_COMMIT,
+    --revision, sha256, imageDigest)."""
+    return any(_FACT_NAME_WORD.fullmatch(word) for word in _NAME_PARTS.split(name.upper()))
 
 
 def _quoted_string_end(text: str, start: int, quote: str) -> int:

@@ -274,7 +274,9 @@ def test_redaction_of_a_huge_unbroken_argument_finishes() -> None:
     assert result == ["a" * 200_000]
 
 
-@pytest.mark.parametrize("unit", ['api_key = "', "key: str", "key:", "k='a "])
+@pytest.mark.parametrize(
+    "unit", ['api_key = "', "key: str", "key:", "k='a ", "a=", "--token ", 'x="', "k: v "]
+)
 def test_redaction_of_huge_code_shaped_text_finishes(unit: str) -> None:
     """Names, annotations and open quotes repeated: each must be scanned a bounded number of times."""
     text = unit * (200_000 // len(unit))
@@ -371,9 +373,9 @@ def test_secret_switch_without_a_value_does_not_hide_the_next_option() -> None:
         "--token-limit",
         "KEY_LENGTH",
         "--secret-len",
-        "--api-key-file",
-        "SSH_KEY_PATH",
         "--cert-dir",
+        "--ssl-certfile",
+        "--train-tokens-path",
         "AUTH_TOKEN_COUNT",
         "--key-bits",
     ],
@@ -386,3 +388,122 @@ def test_secret_word_followed_by_a_setting_word_is_a_setting(name: str) -> None:
 @pytest.mark.parametrize("name", ["--size-key", "FILE_TOKEN", "AWS_ACCESS_KEY_ID", "--path-secret"])
 def test_setting_word_before_the_secret_word_keeps_it_secret(name: str) -> None:
     assert R.is_secret_name(name)
+
+
+HEX_KEY = _rand("0123456789abcdef", 40)
+BASE64_KEY = _rand(ALNUM + "+/", 43) + "="
+SHA256 = _rand("0123456789abcdef", 64)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "--token-file",
+        "--api-key-path",
+        "--password-file",
+        "--credentials-file",
+        "--auth-file",
+        "--secret-dir",
+        "--ssl-keyfile",
+        "HF_TOKEN_PATH",
+        "SSH_KEY_PATH",
+        "DB_PASSWORD_FILE",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "--tokenfile",
+        "APIKEYFILE",
+    ],
+)
+def test_where_a_secret_is_kept_is_hidden_like_the_secret(name: str) -> None:
+    assert R.is_secret_name(name)
+    assert R.redact_argv(["t.py", f"{name}=/run/secrets/x"]) == ["t.py", f"{name}={REDACTED}"]
+    if name.startswith("--"):
+        assert R.redact_argv(["t.py", name, "/run/secrets/x"]) == ["t.py", name, REDACTED]
+
+
+@pytest.mark.parametrize(
+    "name", ["DB_PASSWD", "DB_PWD", "OPENAI_APIKEY", "GH_PAT", "SSH_PRIVATE_KEY", "SMTP_PW"]
+)
+def test_secret_suffixes_of_other_spellings(name: str) -> None:
+    assert R.redact_value(name, "plainvalue") == REDACTED
+
+
+@pytest.mark.parametrize("value", [HEX_KEY, BASE64_KEY, HEX_KEY.upper()])
+@pytest.mark.parametrize("name", ["MY_SERVICE_ID", "REQUEST_SIG", "UPLOAD_HASH", "x"])
+def test_a_random_value_under_an_innocent_name_is_redacted(name: str, value: str) -> None:
+    assert R.redact_value(name, value) == REDACTED
+    assert R.redact_argv(["t.py", f"{name}={value}"]) == ["t.py", f"{name}={REDACTED}"]
+    assert R.redact_argv(["t.py", f"--{name}", value]) == ["t.py", f"--{name}", REDACTED]
+    assert R.redact_argv(["t.py", value]) == ["t.py", REDACTED]
+    for line in (f'{name} = "{value}"', f"{name}: {value}", f"export {name}={value}"):
+        assert value not in R.redact_text(line)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["GIT_COMMIT", "CI_COMMIT_SHA", "--revision", "HF_HUB_REVISION", "sha256", "imageDigest"],
+)
+def test_commits_and_digests_named_as_such_are_kept(name: str) -> None:
+    for value in (HEX_KEY, SHA256):
+        assert R.redact_value(name, value) == value
+        assert R.redact_argv(["t.py", f"{name}={value}"]) == ["t.py", f"{name}={value}"]
+        assert R.redact_text(f'{name} = "{value}"') == f'{name} = "{value}"'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SHA256,  # a whole value with no name: the manifest's own digest fields
+        f"Subproject commit {HEX_KEY}",
+        f"index {HEX_KEY[:7]}..{SHA256[:7]} 100644",
+        f'hash = "sha256:{SHA256}"',
+        f"pkg.whl#sha256={SHA256}",
+        f"--hash=sha256:{SHA256}",
+        f"/root/.cache/huggingface/hub/models--gpt2/snapshots/{HEX_KEY}/config.json",
+    ],
+)
+def test_digests_in_free_text_are_kept(text: str) -> None:
+    assert R.redact_text(text) == text
+    if text != SHA256:  # alone on a command line, a random value may be anything
+        assert R.redact_argv(["t.py", text]) == ["t.py", text]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "GPU-8a3b1c2d-1234-5678-9abc-def012345678",
+        "8a3b1c2d-1234-5678-9abc-def012345678",
+        "/checkpoints/ResNet50/Run2024A/Epoch10Final",
+        "meta-llama/Meta-Llama-3.1-70B-Instruct",
+        "my_experiment_run_2024_05_01_lr3e4_bs256",
+        "EleutherAIgptneox20bDedupedCheckpoint2024",
+        "/usr/local/cuda-12.4/lib64:/usr/lib/x86_64-linux-gnu",
+        "0" * 40,
+    ],
+)
+def test_names_paths_and_uuids_are_not_random(value: str) -> None:
+    assert R.redact_value("MY_SETTING", value) == value
+
+
+def test_random_keys_are_recognised_nearly_always() -> None:
+    rng = random.Random(7)
+    hexes = ["".join(rng.choice("0123456789abcdef") for _ in range(40)) for _ in range(500)]
+    keys = ["".join(rng.choice(ALNUM + "+/") for _ in range(44)) for _ in range(500)]
+    kept = [v for v in hexes + keys if R.redact_value("MY_ID", v) != REDACTED]
+    assert len(kept) <= 5, kept  # letters-only keys are the known miss (about 1 in 300)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("python t.py --token-file /run/s --lr 1", f"python t.py --token-file {REDACTED} --lr 1"),
+        ("--password Letmein1 --x", f"--password {REDACTED} --x"),
+        ("a --private may take no value", "a --private may take no value"),
+        ("--key-size 256 --tokens-file a.bin", "--key-size 256 --tokens-file a.bin"),
+        (
+            'curl -H"Authorization: Bearer abcdefgh"',
+            f'curl -H"Authorization: {REDACTED} {REDACTED}"',
+        ),
+    ],
+)
+def test_options_and_headers_inside_one_text(text: str, expected: str) -> None:
+    assert R.redact_text(text) == expected

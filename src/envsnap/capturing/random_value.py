@@ -1,0 +1,85 @@
+"""Values shaped like a key with no known format: long runs of random hex or base64.
+
+A key that carries no vendor prefix (a 40-hex service key, a base64 HMAC secret) is recognised
+only by its shape. Commit hashes and digests share that shape, so this test alone never
+decides: the redactor also asks where the value sits and what its name says (see redact.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+
+SHORTEST_RANDOM = 32
+_HEX = re.compile(r"[0-9a-fA-F]{32,}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+_SEPARATORS = re.compile(r"[+/_\-]")
+# A segment between separators that reads as a word or a number: `datasets/imagenet/Train2024`,
+# `GPU-8a3b1c2d-1234-...`, `run_2024_05_01` are names and paths, not keys.
+_WORD_SEGMENT = re.compile(r"[A-Z]?[a-z]{3,}|[0-9]{2,}")
+# `sha256:...`, `sha512-...` (npm integrity), `md5=...`: the value names its own algorithm.
+_ALGORITHM_PREFIX = re.compile(r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]|blake3)[:=\-]")
+# Bits per character below which a value repeats too much to be random. Measured on 2,000
+# samples each of 32-64 random characters: hex never fell under 3.1, base64 under 3.9.
+_MIN_HEX_ENTROPY = 3.0
+_MIN_BASE64_ENTROPY = 3.5
+# Share of neighbouring characters that change class (upper, lower, digit, symbol): 0.64 on
+# average for random base64 (0.3 is four standard deviations below, at 32 characters), about
+# 0.25 for names made of long words such as EleutherAIgptneox20bDedupedCheckpoint. CamelCase
+# names of short words reach 0.45: those are redacted, the lesser harm.
+_MIN_CLASS_CHANGES = 0.3
+
+
+def looks_random(value: str) -> bool:
+    """True for a whole value of 32+ characters of random-looking hex or base64."""
+    if len(value) < SHORTEST_RANDOM or _ALGORITHM_PREFIX.match(value):
+        return False
+    if _HEX.fullmatch(value):
+        has_both = not value.isdigit() and any(c.isdigit() for c in value)
+        return has_both and _entropy(value) >= _MIN_HEX_ENTROPY
+    if not _BASE64.fullmatch(value):
+        return False
+    body = value.rstrip("=")
+    if not _ALNUM_RUN.search(body) and not _few_separators_no_words(body):
+        return False
+    mixed = (
+        any(c.isupper() for c in body)
+        and any(c.islower() for c in body)
+        and any(c.isdigit() for c in body)
+    )
+    return (
+        mixed
+        and _entropy(body) >= _MIN_BASE64_ENTROPY
+        and _class_changes(body) >= _MIN_CLASS_CHANGES
+    )
+
+
+def _few_separators_no_words(text: str) -> bool:
+    """Base64 has a `+`, `/`, `-` or `_` about once in 32 characters, between random runs."""
+    segments = _SEPARATORS.split(text)
+    if len(segments) - 1 > len(text) // 8:
+        return False
+    return not any(_WORD_SEGMENT.fullmatch(segment) for segment in segments)
+
+
+def _entropy(text: str) -> float:
+    """Shannon entropy of the characters of `text`, in bits per character."""
+    size = len(text)
+    return -sum(n / size * math.log2(n / size) for n in Counter(text).values())
+
+
+def _char_class(char: str) -> int:
+    if char.isupper():
+        return 0
+    if char.islower():
+        return 1
+    return 2 if char.isdigit() else 3
+
+
+def _class_changes(text: str) -> float:
+    classes = [_char_class(char) for char in text]
+    changes = sum(a != b for a, b in itertools.pairwise(classes))
+    return changes / max(1, len(classes) - 1)
