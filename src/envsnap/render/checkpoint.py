@@ -29,7 +29,7 @@ def render_checkpoint_table(report: CheckpointReport, *, color: bool | None = No
     for item in report.items:
         items.add_row(
             terminal_cell(item.item),
-            "yes" if item.present else "NO",
+            "yes" if item.present else ("NO" if item.needed else "not needed"),
             terminal_cell(item.where or "-"),
             terminal_cell(item.detail),
         )

@@ -75,6 +75,11 @@ def render_trace_table(result: TraceDiff, *, color: bool | None = None) -> str:
             terminal_cell(f"Diagnosis ({result.diagnosis.code}): {result.diagnosis.cause}.")
         )
         lines.append(terminal_cell(f"Fix: {result.diagnosis.fix}"))
+    if len(result.lost_at_resume) > 1:
+        # Every independent loss, not only the first: fixing one would leave the others.
+        lines.append(Text(f"State lost at the resume ({len(result.lost_at_resume)}):"))
+        for lost in result.lost_at_resume:
+            lines.append(terminal_cell(f"  {lost.code}: {lost.fix}"))
     if result.not_compared:
         lines.append(
             terminal_cell(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,6 +17,7 @@ from envsnap.training.checkpoint import dcp, layout
 from envsnap.training.checkpoint.confine import member
 from envsnap.training.checkpoint.items import ItemStatus, audit_items
 from envsnap.training.checkpoint.safeload import load_torch_safely, read_safetensors
+from envsnap.training.checkpoint.scaling import loss_scaling
 
 Kind = Literal["file", "safetensors", "training-state", "directory", "dcp"]
 TORCH_SUFFIXES = frozenset({".pt", ".pth", ".bin", ".ckpt", ".tar"})
@@ -26,12 +28,17 @@ class CheckpointReport(Model):
     path: str = Field(description="The inspected file or directory.")
     kind: Kind = Field(description="What kind of checkpoint it is.")
     target: Target = Field(description="Reproduction target the severities are for.")
-    complete: bool = Field(description="Every item present and no integrity problem.")
+    complete: bool = Field(
+        description="Every item the run needs is present, and no integrity problem."
+    )
     items: list[ItemStatus] = Field(description="Each resumption item and whether it is there.")
     findings: list[Finding] = Field(description="Missing items and problems, most severe first.")
 
     def reaches(self, threshold: str) -> bool:
-        """True when a finding is at least as severe as `threshold`."""
+        """True when a finding is at least as severe as `threshold`, or, for a rule id, when a
+        finding of that rule is reported."""
+        if threshold not in SEVERITY_RANK:
+            return any(f.rule == threshold for f in self.findings)
         return any(SEVERITY_RANK[f.severity] >= SEVERITY_RANK[threshold] for f in self.findings)
 
 
@@ -86,9 +93,16 @@ def _load_directory(path: Path) -> dict[str, Any]:
 
 
 def inspect_checkpoint(
-    path: str | os.PathLike[str], *, target: Target = "bitwise"
+    path: str | os.PathLike[str],
+    *,
+    target: Target = "bitwise",
+    precision: Mapping[str, Any] | None = None,
 ) -> CheckpointReport:
-    """Audit a checkpoint file or directory. Raises `EnvsnapError` if it cannot be read safely."""
+    """Audit a checkpoint file or directory. Raises `EnvsnapError` if it cannot be read safely.
+
+    `precision`: the `precision` section of the run's manifest (as a JSON object), which can
+    tell whether the run used float16 loss scaling and so needs its scaler's state.
+    """
     root = Path(path)
     label = os.fspath(path)
     if not root.exists():
@@ -130,7 +144,7 @@ def inspect_checkpoint(
         kind, document = "directory", _load_directory(root)
     else:
         kind, document = _load_file(root)
-    items, findings = audit_items(document, target)
+    items, findings = audit_items(document, target, loss_scaling(document, precision))
     # Integrity problems (incomplete save, bad shards) lead their severity: they make every
     # item finding moot.
     ranked = sorted(
@@ -147,7 +161,7 @@ def inspect_checkpoint(
         path=label,
         kind=kind,
         target=target,
-        complete=not problems and all(item.present for item in items),
+        complete=not problems and all(item.present or not item.needed for item in items),
         items=items,
         findings=ordered,
     )

@@ -17,6 +17,7 @@ from pydantic import Field
 from envsnap.diff.report import Category, Finding, Severity, Target
 from envsnap.manifest.sections.base import Model
 from envsnap.training.checkpoint.safeload import TensorInfo
+from envsnap.training.checkpoint.scaling import LossScaling
 
 SEED_001 = "seed document 001: resumption state (weights alone do not resume training)"
 NVIDIA_D9M = "NVIDIA/framework-reproducibility doc/d9m/pytorch.md (state to checkpoint)"
@@ -25,6 +26,11 @@ NVIDIA_D9M = "NVIDIA/framework-reproducibility doc/d9m/pytorch.md (state to chec
 class ItemStatus(Model):
     item: str = Field(description="Resumption item, e.g. 'optimizer'.")
     present: bool = Field(description="Whether the checkpoint holds it (completely).")
+    needed: bool = Field(
+        default=True,
+        description="Whether this run needs it for an exact resume: a loss scaler only when "
+        "the run used float16 loss scaling.",
+    )
     where: str | None = Field(default=None, description="Key under which it was found.")
     detail: str = Field(description="What was found, or what is missing.")
 
@@ -107,7 +113,7 @@ SPECS: tuple[ItemSpec, ...] = (
         "no loss-scaler state",
         "With fp16 loss scaling, the scale restarts at its initial value: different steps "
         "overflow and are skipped, so fewer real optimizer updates happen than batches are read "
-        "and the LR schedule shifts. Irrelevant if the run used no GradScaler.",
+        "and the LR schedule shifts.",
         "Save GradScaler.state_dict() and load it on resume.",
         (SEED_001, NVIDIA_D9M),
     ),
@@ -322,8 +328,14 @@ def _boundary(value: Any) -> tuple[str, str | None]:
     return "saved in the middle of gradient accumulation", "mid-accumulation"
 
 
-def audit_items(document: Any, target: Target) -> tuple[list[ItemStatus], list[Finding]]:
-    """Statuses of every item and findings for the missing or incomplete ones (unranked)."""
+def audit_items(
+    document: Any, target: Target, scaling: LossScaling | None = None
+) -> tuple[list[ItemStatus], list[Finding]]:
+    """Statuses of every item and findings for the missing or incomplete ones (unranked).
+
+    `scaling` says whether the run used float16 loss scaling (see `scaling.loss_scaling`);
+    the scaler is required unless it says the run did not.
+    """
     if is_tensor_map(document):
         # A bare state_dict: weights only.
         document = {"model": document}
@@ -333,9 +345,17 @@ def audit_items(document: Any, target: Target) -> tuple[list[ItemStatus], list[F
     findings: list[Finding] = []
     for spec in SPECS:
         hit = _find(document, spec)
+        # A run without loss scaling needs no scaler: absent, or a disabled one's empty state.
+        unused = spec.name == "scaler" and scaling is not None and scaling.used is False
+        if unused and scaling is not None and (hit is None or not hit[1]):
+            statuses.append(_not_needed(spec, hit, scaling.reason))
+            continue
         if hit is None:
-            statuses.append(ItemStatus(item=spec.name, present=False, detail=spec.missing))
-            findings.append(_finding(spec, target, "missing", spec.missing, spec.why))
+            detail = spec.missing
+            if spec.name == "scaler" and scaling is not None:
+                detail += f" ({scaling.reason})"
+            statuses.append(ItemStatus(item=spec.name, present=False, detail=detail))
+            findings.append(_finding(spec, target, "missing", spec.missing, _why(spec, scaling)))
             continue
         where, value = hit
         detail, problem = _check(spec, value)
@@ -358,6 +378,25 @@ def audit_items(document: Any, target: Target) -> tuple[list[ItemStatus], list[F
         elif problem is not None:
             findings.append(_finding(spec, target, "incomplete", problem, spec.why))
     return statuses, findings
+
+
+def _not_needed(spec: ItemSpec, hit: tuple[str, Any] | None, reason: str) -> ItemStatus:
+    """The status of a scaler the run did not use."""
+    return ItemStatus(
+        item=spec.name,
+        present=hit is not None,
+        needed=False,
+        where=hit[0] if hit else None,
+        detail=f"not needed: {reason}",
+    )
+
+
+def _why(spec: ItemSpec, scaling: LossScaling | None) -> str:
+    if spec.name != "scaler":
+        return spec.why
+    if scaling is not None and scaling.used:
+        return f"{spec.why} The run used loss scaling: {scaling.reason}."
+    return f"{spec.why} Irrelevant if the run used no GradScaler."
 
 
 def _finding(

@@ -81,6 +81,12 @@ class TraceDiff(Model):
     divergence_update: int | None = Field(description="First update diverging under the mode.")
     max_loss_rel_diff: float | None = Field(description="Largest relative loss difference.")
     diagnosis: Diagnosis | None = Field(description="Likeliest cause of the first difference.")
+    lost_at_resume: list[Diagnosis] = Field(
+        default_factory=list,
+        description="When the first difference is the first update after a resume: every "
+        "piece of state the trace shows was not restored, in causal order (the first is the "
+        "diagnosis). A difference another listed loss explains is not listed again.",
+    )
     not_compared: list[str] = Field(description="Fields recorded on one side only.")
 
 
@@ -197,6 +203,7 @@ def compare_traces(
         divergence_update=divergence_update,
         max_loss_rel_diff=max_rel,
         diagnosis=diagnose(first, max_rel, rtol) if first else None,
+        lost_at_resume=lost_at_resume(first) if first and first.after_resume else [],
         not_compared=sorted(not_compared),
     )
 
@@ -405,6 +412,43 @@ _CAUSES: tuple[Callable[[_Facts, Divergence], Diagnosis | None], ...] = (
     _optimizer,
     _scheduler,
 )
+
+
+# For each loss, the losses upstream of it whose consequences include its evidence: a scaler
+# that skips other steps, optimizer moments or a different loss all follow from other inputs,
+# RNG draws or weights, so they count only when nothing upstream of them is lost too. The
+# learning rate depends on the scheduler's own state and the update count alone.
+_EXPLAINED_BY: dict[str, frozenset[str]] = {
+    "accumulation-boundary": frozenset(),
+    "data-cursor": frozenset({"accumulation-boundary"}),
+    "rng": frozenset({"accumulation-boundary"}),
+    "model-state": frozenset({"accumulation-boundary", "data-cursor", "rng"}),
+    "scaler": frozenset({"accumulation-boundary", "data-cursor", "rng", "model-state"}),
+    "optimizer-state": frozenset(
+        {"accumulation-boundary", "data-cursor", "rng", "model-state", "scaler"}
+    ),
+    "scheduler-state": frozenset({"accumulation-boundary"}),
+}
+
+
+def lost_at_resume(first: Divergence) -> list[Diagnosis]:
+    """Every piece of state the first update after a resume shows was lost, causal order."""
+    facts = _Facts(
+        by_name={d.field: d for d in first.fields},
+        groups={d.group for d in first.fields},
+        where=f"update {first.update}, the first update after a resume",
+        resumed=True,
+        max_rel=None,
+        rtol=0.0,
+    )
+    lost: list[Diagnosis] = []
+    for check in _CAUSES:
+        found = check(facts, first)
+        if found is None or found.code not in _EXPLAINED_BY:
+            continue
+        if not _EXPLAINED_BY[found.code] & {d.code for d in lost}:
+            lost.append(found)
+    return lost
 
 
 def _numerics(where: str, max_rel: float | None, rtol: float) -> Diagnosis:
