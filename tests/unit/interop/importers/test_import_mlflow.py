@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,55 +12,16 @@ from envsnap.interop.importers import import_record, load_any
 from tests import helpers
 from tests.helpers import git
 from tests.helpers.importers import stated
+from tests.unit.interop.importers.runs import make_mlflow_run
 
 FIXTURES = helpers.FIXTURES / "mlflow"
-
-# The environment files are written by MLflow's own writers, the ones `log_model` uses;
-# `log_model` itself is not called because the pyfunc flavor needs pandas.
-TRAIN = """
-import sys, tempfile, pathlib
-import mlflow
-from mlflow.utils.environment import _mlflow_conda_env, _PythonEnv
-
-mlflow.set_tracking_uri(pathlib.Path(sys.argv[1]).as_uri())
-with mlflow.start_run() as run:
-    mlflow.log_param("lr", 0.1)
-    with tempfile.TemporaryDirectory() as tmp:
-        model = pathlib.Path(tmp)
-        _mlflow_conda_env(model / "conda.yaml", additional_pip_deps=["torch==2.13.0", "numpy==2.4.6"])
-        _PythonEnv(python="3.11.7", build_dependencies=["pip==24.0"],
-                   dependencies=["-r requirements.txt"]).to_yaml(model / "python_env.yaml")
-        (model / "requirements.txt").write_text("mlflow==3.17.2\\ntorch==2.13.0\\nnumpy==2.4.6\\n")
-        mlflow.log_artifacts(str(model), artifact_path="model")
-print(run.info.experiment_id, run.info.run_id)
-"""
 
 
 @pytest.fixture(scope="module")
 def mlflow_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A real MLflow run of a script in a git repository, in a file store: (run dir, repo)."""
     pytest.importorskip("mlflow", reason="mlflow is not installed (pip install mlflow-skinny)")
-    base = tmp_path_factory.mktemp("mlflow")
-    repo = base / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    (repo / "train.py").write_text(TRAIN, encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "train")
-    store = base / "mlruns"
-    # MLflow 3 keeps the file store only on request; older releases use it by default.
-    env = {**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true", "GIT_PYTHON_REFRESH": "quiet"}
-    done = subprocess.run(
-        [sys.executable, "train.py", str(store)],
-        cwd=repo,
-        env=env,
-        check=True,
-        timeout=120,
-        capture_output=True,
-        text=True,
-    )
-    experiment, run_id = done.stdout.split()[-2:]
-    return store / experiment / run_id, repo
+    return make_mlflow_run(tmp_path_factory.mktemp("mlflow"))
 
 
 @pytest.mark.slow

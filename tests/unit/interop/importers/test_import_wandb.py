@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import platform
-import struct
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,65 +15,9 @@ from envsnap.manifest.model import Manifest
 from tests import helpers
 from tests.helpers import git
 from tests.helpers.importers import stated
+from tests.unit.interop.importers.runs import SECRET, make_wandb_run
 
 FIXTURES = helpers.FIXTURES / "wandb"
-SECRET = "sekrit-value-123"
-
-TRAIN = """
-import wandb
-run = wandb.init(project="envsnap-test")
-run.log({"loss": 1.0})
-run.finish()
-"""
-
-
-def _log_records(path: Path) -> Iterator[bytes]:
-    """Records of a W&B transaction log (.wandb): a 7-byte header, then LevelDB-log blocks."""
-    data = path.read_bytes()
-    assert data[:4] == b":W&B", "not a W&B transaction log"
-    block, position, pending = 32768, 7, b""
-    while position + 7 <= len(data):
-        if block - position % block < 7:
-            position += block - position % block  # block trailer padding
-            continue
-        _crc, length, kind = struct.unpack("<IHB", data[position : position + 7])
-        if length == 0 and kind == 0:
-            break
-        chunk = data[position + 7 : position + 7 + length]
-        position += 7 + length
-        if kind == 1:  # full record
-            yield chunk
-        elif kind == 2:  # first fragment
-            pending = chunk
-        elif kind == 3:  # middle fragment
-            pending += chunk
-        elif kind == 4:  # last fragment
-            yield pending + chunk
-            pending = b""
-
-
-def write_metadata_from_log(run_dir: Path) -> Path:
-    """Write files/wandb-metadata.json from the run's environment records, as W&B syncs it.
-
-    Offline W&B keeps the metadata in the transaction log; wandb-core merges the environment
-    records of a writer and writes them as protobuf JSON. This does the same with W&B's own
-    protobuf classes.
-    """
-    from google.protobuf import json_format
-    from wandb.proto import wandb_internal_pb2 as pb
-
-    merged = pb.EnvironmentRecord()
-    (log,) = run_dir.glob("run-*.wandb")
-    for raw in _log_records(log):
-        record = pb.Record()
-        record.ParseFromString(raw)
-        if record.WhichOneof("record_type") == "environment":
-            merged.MergeFrom(record.environment)
-    assert merged.ByteSize(), "the W&B run recorded no environment"
-    merged.ClearField("_info")
-    target = run_dir / "files" / "wandb-metadata.json"
-    target.write_text(json_format.MessageToJson(merged, indent=2), encoding="utf-8")
-    return target
 
 
 @pytest.fixture(scope="module")
@@ -85,40 +25,7 @@ def wandb_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A real offline W&B run of a script in a dirty git repository: (run dir, repo)."""
     pytest.importorskip("wandb", reason="wandb is not installed (pip install wandb)")
     pytest.importorskip("google.protobuf")
-    base = tmp_path_factory.mktemp("wandb")
-    repo = base / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    (repo / "train.py").write_text(TRAIN, encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "train")
-    (repo / "train.py").write_text(TRAIN + "# tuned\n", encoding="utf-8")  # dirty tree
-    env = {
-        **os.environ,
-        "WANDB_MODE": "offline",
-        "WANDB_SILENT": "true",
-        "WANDB_DIR": str(base),
-        "WANDB_CONFIG_DIR": str(base / "config"),
-        "WANDB_CACHE_DIR": str(base / "cache"),
-        "WANDB_DATA_DIR": str(base / "data"),
-        "HF_TOKEN": "hf_" + "a" * 30,
-    }
-    subprocess.run(
-        [sys.executable, "train.py", "--token", SECRET, "--lr", "0.1"],
-        cwd=repo,
-        env=env,
-        check=True,
-        timeout=120,
-        capture_output=True,
-    )
-    (run_dir,) = (base / "wandb").glob("offline-run-*")
-    write_metadata_from_log(run_dir)
-    # W&B saves `git diff HEAD` as diff.patch when the tree is dirty (online runs only).
-    patch = subprocess.run(
-        ["git", "diff", "HEAD", "--submodule=diff"], cwd=repo, capture_output=True, check=True
-    ).stdout
-    (run_dir / "files" / "diff.patch").write_bytes(patch)
-    return run_dir, repo
+    return make_wandb_run(tmp_path_factory.mktemp("wandb"))
 
 
 @pytest.mark.slow
