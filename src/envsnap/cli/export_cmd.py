@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from envsnap.cli import cli
@@ -61,7 +63,7 @@ def export_patch(manifest: str, output: str | None) -> int:
 
     On a checkout of the recorded commit (code.commit), `git apply` restores the tracked files
     exactly. The manifest keeps the patch up to 256 KiB; untracked files are not part of it."""
-    from envsnap.interop.export.patch import patch_of
+    from envsnap.interop.export.patch import patch_of, print_patch
     from envsnap.manifest.model import load
     from envsnap.render.escape import terminal_text
 
@@ -70,5 +72,8 @@ def export_patch(manifest: str, output: str | None) -> int:
     note = loaded.code.unknown.get("patch") if loaded.code is not None else None
     if note:  # a kept patch with a note had secrets redacted: it will not apply as is
         click.echo(f"envsnap: warning: {terminal_text(note)}", err=True)
-    emit(text, output)
+    if output and output != "-":
+        emit(text, output)
+    else:  # exact bytes to a file or a pipe, escaped on a terminal
+        print_patch(text, sys.stdout)
     return 0
