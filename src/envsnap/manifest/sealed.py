@@ -7,10 +7,11 @@ A manifest and a cluster manifest are both sealed: `sealed()` sets the digest, a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
-from pydantic_core import to_jsonable_python
+from pydantic_core import SchemaSerializer, to_jsonable_python
 
 from envsnap.manifest.canonical import digest_of, pretty_text
 from envsnap.manifest.sections.base import Model
@@ -32,7 +33,9 @@ class SealedDocument(Model):
         Each nested model is serialised by its own class: writing a document never builds the
         serializer of the whole tree, whose schema is only needed to validate what is read.
         """
-        document: dict[str, Any] = to_jsonable_python(self.field_values())
+        values = self.field_values()
+        _build_serializers(values.values())
+        document: dict[str, Any] = to_jsonable_python(values)
         return document
 
     def to_native(self) -> dict[str, Any]:
@@ -53,6 +56,29 @@ class SealedDocument(Model):
     def to_json(self) -> str:
         """Pretty, sorted JSON text (what is written to files)."""
         return pretty_text(self.to_document())
+
+
+def _build_serializers(values: Iterable[Any]) -> None:
+    """Give each model class among `values` a built serializer.
+
+    A deferred class (`defer_build`) whose instances were made by another model's validator
+    still holds pydantic's placeholder serializer, `MockValSer`. `to_jsonable_python` reads it
+    without its rebuild hook (pydantic/pydantic#13647): pydantic 2.6 to 2.13 raise "'MockValSer'
+    object cannot be converted to 'SchemaSerializer'", 2.14 builds it; `model_rebuild` builds
+    it on every version.
+    """
+    for model in {type(item) for value in values for item in _items(value)}:
+        if not isinstance(model.__pydantic_serializer__, SchemaSerializer):
+            model.model_rebuild(force=True)
+
+
+def _items(value: Any) -> Iterable[BaseModel]:
+    """The models a field holds: itself, or those directly in its list or dict."""
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, list):
+        value = (value,)
+    return (item for item in value if isinstance(item, BaseModel))
 
 
 def _native(value: Any) -> Any:

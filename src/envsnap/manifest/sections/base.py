@@ -14,7 +14,11 @@ class Model(BaseModel):
     serialises concurrent first builds (a lock in `model_rebuild`, pydantic/pydantic#13438).
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+    # Fields such as `model_type` and `model_class` name the trained model, not pydantic API;
+    # pydantic before 2.10 warns about every field starting with `model_` unless told this.
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, defer_build=True, protected_namespaces=()
+    )
 
 
 class Section(Model):
