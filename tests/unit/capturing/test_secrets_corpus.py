@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -50,6 +51,11 @@ def _format_secrets() -> list[str]:
 TOKENS = _format_secrets()
 # Secrets with no recognisable format: only their name marks them.
 PLAIN = [f"plainSecretValue{i:02d}zz" for i in range(20)]
+# Keys with no format under innocent names: only their random shape marks them. And paths that
+# say where a secret is kept, under --token-file-like names.
+_SHAPES = random.Random(1905)
+SHAPED = ["".join(_SHAPES.choice("0123456789abcdef") for _ in range(40)) for _ in range(6)]
+SHAPED += [f"/run/secrets/corpusSecretPath{i:02d}" for i in range(4)]
 
 
 def _spread(channel: int, channels: int) -> list[str]:
@@ -77,10 +83,12 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     env |= {"SECRETTEST_API_KEY": PLAIN[2], "SECRETTEST_DB_PASSWORD": PLAIN[3]}
     env |= {"SECRETTEST_INDEX_URL": f"https://user:{PLAIN[4]}@pypi.example.com/simple"}
     env |= {"SECRETTEST_AUTH_HEADER": f"Authorization: Basic {PLAIN[15]}"}
+    env |= {"SECRETTEST_SERVICE_ID": SHAPED[0], "SECRETTEST_TOKEN_FILE": SHAPED[6]}
     config_tokens = _spread(2, channels)
     config_lines = ["[env]", 'extra_prefixes = ["SECRETTEST_"]', "[precision.other]"]
     config_lines += [f'c{i} = "{token}"' for i, token in enumerate(config_tokens)]
     config_lines += [f'api_token = "{PLAIN[5]}"', f'secret_key = "{PLAIN[13]}"']
+    config_lines += [f'service_id = "{SHAPED[1]}"']
     (project / "envsnap.toml").write_text("\n".join(config_lines) + "\n")
     data = project / "data"
     data.mkdir()
@@ -92,7 +100,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     label_tokens = _spread(5, channels) + [t for t in _spread(3, channels) if t not in file_tokens]
     sets = [f"parallel.other.s{i}={token}" for i, token in enumerate(set_tokens)]
     sets += [f"precision.other.hf_token={PLAIN[6]}", f"data.other.password={PLAIN[7]}"]
-    sets += [f"data.other.private_key={PLAIN[17]}"]
+    sets += [f"data.other.private_key={PLAIN[17]}", f"parallel.other.request_sig={SHAPED[2]}"]
     cli = [sys.executable, "-m", "envsnap", "capture", "--skip", "gpu,torch,cuda_stack,packages"]
     cli += ["--label", " ".join(label_tokens), "--data", str(data), "-o", str(root / "a.json")]
     for assignment in sets:
@@ -107,7 +115,8 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     script = (
         "import json, sys, envsnap\n"
         f"sys.argv = ['train.py', '--token', {PLAIN[8]!r}, '--db-password={PLAIN[12]}', "
-        f"*{argv_tokens!r}]\n"
+        f"'MY_SERVICE_ID={SHAPED[3]}', '--api-key-path', {SHAPED[7]!r}, "
+        f"'--token-file={SHAPED[8]}', *{argv_tokens!r}]\n"
         f"extra = {{'api_key': {PLAIN[9]!r}, 'nested': {{'password': {PLAIN[10]!r}}}, "
         f"'token': {PLAIN[14]!r}, "
         f"'notes': {extra_tokens!r}}}\n"
@@ -137,7 +146,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         *extra_tokens,
         *imported_tokens,
     ]
-    return {"root": root, "records": records, "secrets": planted_tokens + PLAIN}
+    return {"root": root, "records": records, "secrets": planted_tokens + PLAIN + SHAPED}
 
 
 def _imported_records(root: Path, tokens: list[str]) -> list[Path]:
@@ -155,7 +164,7 @@ def _imported_records(root: Path, tokens: list[str]) -> list[Path]:
     shutil.copytree(FIXTURES / "wandb" / "gpu_run", wandb)
     meta_path = wandb / "files" / "wandb-metadata.json"
     meta = json.loads(meta_path.read_text())
-    meta["args"] = [*meta["args"], *tokens[third : 2 * third], "--api-key", PLAIN[18]]
+    meta["args"] = [*meta["args"], *tokens[third : 2 * third], "--api-key", PLAIN[18], SHAPED[5]]
     meta["git"]["remote"] = f"https://bob:{tokens[third]}@github.com/a/b.git"
     meta_path.write_text(json.dumps(meta))
     mlflow = root / "mlruns"
@@ -164,7 +173,7 @@ def _imported_records(root: Path, tokens: list[str]) -> list[Path]:
     (run / "tags" / "mlflow.source.name").write_text(
         "python train.py --hf-token "
         + " --key ".join(tokens[2 * third :])
-        + f" --password {PLAIN[19]}"
+        + f" --password {PLAIN[19]} --password-file={SHAPED[9]} --service-id {SHAPED[4]}"
     )
     return [collect_env, wandb, run]
 
