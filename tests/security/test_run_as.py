@@ -290,3 +290,38 @@ def test_hostile_package_names_never_reach_pip(
     assert "not applied: package:evilvcs: installed from a VCS/local source" in done.stderr
     requirements = (run_dir / "requirements.txt").read_text(encoding="utf-8")
     assert requirements == "numdefault==2.0\n"
+
+
+def test_bisect_asks_first_and_never_applies_a_hostile_variable(
+    captured: dict[str, Any], repo: Path, tmp_path: Path
+) -> None:
+    """bisect applies A's and B's table variables only, after the same plan and confirmation."""
+    marker = tmp_path / "bash-env-ran"
+    script = writes_marker(tmp_path / "startup.sh", marker)
+    a = tmp_path / "a"
+    b = tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    side_a = hostile(captured, a, {"OMP_NUM_THREADS": "1"})
+    side_b = hostile(
+        captured, b, {"OMP_NUM_THREADS": "2", "BASH_ENV": str(script), "EVIL\x1b[2J": "1"}
+    )
+    job = ["bash", "-c", "echo metric: $OMP_NUM_THREADS"]
+    args = ["bisect", str(side_a), str(side_b), "--metric", r"metric: (\S+)",
+            "--work-dir", str(tmp_path / "work")]  # fmt: skip
+    refused = subprocess.run(
+        [sys.executable, "-m", "envsnap", *args, "--", *job],
+        cwd=repo, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S,
+    )  # fmt: skip
+    assert refused.returncode == 2
+    assert "applied: env OMP_NUM_THREADS=2" in refused.stderr
+    assert not (tmp_path / "work").exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "envsnap", *args, "--yes", "--", *job],
+        cwd=repo, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "confirmed: env:OMP_NUM_THREADS" in done.stdout
+    assert not marker.exists()
+    assert "\x1b" not in done.stdout + done.stderr
+    assert "not applied: env:BASH_ENV: shell start-up" in done.stderr
