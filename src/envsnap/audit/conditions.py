@@ -198,7 +198,11 @@ def _compile_test(node: dict[str, Any], where: str) -> Test:
         check = _compare(op, node[op])
     except PatternError as exc:
         raise ConditionError(f"{where}: {exc}") from None
-    return Test(fact, op, node[op], quantifier == "every", missing, resolver(fact), check)
+    try:
+        get = resolver(fact)
+    except ValueError as exc:
+        raise ConditionError(f"{where}: {exc}") from None
+    return Test(fact, op, node[op], quantifier == "every", missing, get, check)
 
 
 def tests_of(condition: Condition) -> list[Test]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from envsnap.audit.conditions import Test, tests_of
+from envsnap.audit.conditions import Test, Truth, tests_of
 from envsnap.audit.database import Advisory, Database
-from envsnap.audit.facts import Doc
+from envsnap.audit.facts import Doc, Values
 from envsnap.audit.results import AuditFinding, FactMatch
 from envsnap.audit.scan import Hit, scan
 from envsnap.diff.report import SEVERITY_RANK, Target
@@ -44,6 +45,13 @@ def _text(advisory: Advisory) -> _Text:
     return cached[1]
 
 
+def _deciding(test: Test, values: Values, outcome: Truth) -> list[Any] | None:
+    """The value that made an any-of-several test pass: the one "why it applies" names."""
+    if outcome is not True or test.every or values is None or len(values) < 2:
+        return None
+    return [next(value for value in values if test.check(value))]
+
+
 def finding(advisory: Advisory, hit: Hit, target: Target) -> AuditFinding:
     """The finding of one hit, for the severities of `target`."""
     text, spec, record = _text(advisory), advisory.envsnap, advisory.record
@@ -68,6 +76,7 @@ def finding(advisory: Advisory, hit: Hit, target: Target) -> AuditFinding:
                 test=test.describe(),
                 values=list(values) if values is not None else None,
                 outcome=outcome,
+                deciding=_deciding(test, values, outcome),
             )
             for test, (values, outcome) in zip(text.tests, hit.trace, strict=True)
         ],

@@ -7,6 +7,9 @@ A fact name is one of three kinds:
   cuBLAS and NCCL, the tokenizer section's library versions);
 - `env:NAME`: an environment variable; unset is a definite answer when the env section was
   captured, and unknown when it was not;
+- `run:gpu` and `run:compiled`: what several sections say together about the run, for
+  advisories that can only apply with a GPU, or only when torch.compile ran (see `run_gpu`
+  and `run_compiled`);
 - a dotted path into the document, where `*` stands for every key of an object or item of
   a list (so `gpu.devices.*.compute_capability` yields one value per GPU).
 
@@ -108,8 +111,64 @@ def env_value(doc: Doc, name: str) -> Values:
     return (variables.get(name),)
 
 
+def _section(doc: Doc, name: str) -> dict[str, Any] | None:
+    section = doc.get(name)
+    return section if isinstance(section, dict) else None
+
+
+def run_gpu(doc: Doc) -> Values:
+    """Whether the run could use a GPU: False for a torch built without CUDA or ROCm, or when
+    no GPU was found or none was visible to the job; True when a GPU was found and torch can
+    use one; None when the manifest cannot tell (no NVML, say, and torch's CUDA not probed)."""
+    torch, gpu = _section(doc, "torch"), _section(doc, "gpu")
+    gpu_build = None if torch is None else bool(torch.get("cuda_built") or torch.get("hip"))
+    if gpu_build is False:
+        return (False,)
+    if torch is not None and (
+        torch.get("cuda_available") is False or torch.get("cuda_device_count") == 0
+    ):
+        return (False,)
+    if gpu is not None:
+        hidden = gpu.get("cuda_visible_devices") is not None and gpu.get("visible") == []
+        if gpu.get("device_count") == 0 or hidden:
+            return (False,)
+        if gpu.get("devices"):
+            return (True,)
+    return (True,) if torch is not None and torch.get("cuda_available") is True else None
+
+
+# Either variable set to "1" turns torch.compile into a no-op: torch/_dynamo/config.py
+# (`disable = os.environ.get("TORCH_COMPILE_DISABLE", "0") == "1"`) and
+# torch/_dynamo/eval_frame.py (`os.environ.get("TORCHDYNAMO_DISABLE", "") == "1"`).
+_COMPILE_OFF = ("TORCH_COMPILE_DISABLE", "TORCHDYNAMO_DISABLE")
+
+
+def run_compiled(doc: Doc) -> Values:
+    """Whether torch.compile ran: True when the model was captured inside the module that
+    torch.compile wraps it in, False when compilation was switched off, None otherwise.
+
+    An imported torch._inductor (the `torch.compile` section) is no evidence: libraries import
+    it without compiling anything, and a capture at job start precedes any compilation.
+    """
+    if any(env_value(doc, name) == ("1",) for name in _COMPILE_OFF):
+        return (False,)
+    wrappers = (_section(doc, "parallel") or {}).get("model_wrappers")
+    if isinstance(wrappers, list) and any(
+        isinstance(name, str) and name.rpartition(".")[2] == "OptimizedModule" for name in wrappers
+    ):
+        return (True,)
+    return None
+
+
+_DERIVED: dict[str, Resolver] = {"run:gpu": run_gpu, "run:compiled": run_compiled}
+
+
 def resolver(fact: str) -> Resolver:
     """A function from a document to the fact's values."""
+    if fact.startswith("run:"):
+        if fact not in _DERIVED:
+            raise ValueError(f"unknown fact {fact!r} (known: {', '.join(_DERIVED)})")
+        return _DERIVED[fact]
     if fact.startswith("package:"):
         name = fact.removeprefix("package:")
         return lambda doc: package_version(doc, name)

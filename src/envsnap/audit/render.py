@@ -25,10 +25,14 @@ def why(finding: AuditFinding) -> str:
     parts = [f"{name} {version}" for name, version in finding.packages.items() if version]
     for match in finding.facts:
         if match.outcome is None:
-            parts.append(f"{match.fact} not captured")
+            # A run: fact is derived from several sections, so none of them is "not captured".
+            parts.append(
+                f"{match.fact} {'unknown' if match.fact.startswith('run:') else 'not captured'}"
+            )
         elif match.outcome:
-            shown = ", ".join(json.dumps(v) for v in match.values or []) or "unset"
-            parts.append(f"{match.fact} = {shown}")
+            values = match.deciding if match.deciding is not None else match.values or []
+            unique = dict.fromkeys(json.dumps(v) for v in values)  # 8 GPUs of one kind: once
+            parts.append(f"{match.fact} = {', '.join(unique) or 'unset'}")
     if finding.ranks is not None:
         parts.append(f"ranks {', '.join(str(r) for r in finding.ranks)}")
     return "; ".join(parts)

@@ -19,6 +19,11 @@ class FactMatch(Model):
         description="The manifest's values for the fact; null when it was not captured."
     )
     outcome: bool | None = Field(description="Test result; null when the fact is unknown.")
+    deciding: list[JsonValue] | None = Field(
+        default=None,
+        description="For a test that passed on one of several values (one per ISA flag, say): "
+        "the first value that passed; null when every value counts.",
+    )
 
 
 class AuditFinding(Model):

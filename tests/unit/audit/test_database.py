@@ -59,4 +59,12 @@ def test_trigger_fires_and_near_miss_does_not(advisory_id: str) -> None:
 
 def test_the_unedited_fixture_only_meets_default_behaviour_advisories() -> None:
     # full.json is an A100 run with deterministic settings: only defaults every such run has.
-    assert set(_ids(FULL)) == {"ENVSNAP-2020-0001", "ENVSNAP-2022-0003", "ENVSNAP-2023-0005"}
+    # It says nothing about torch.compile (Inductor not imported, the model not wrapped), so
+    # the compile advisories may apply: unknown, never affected.
+    statuses = _ids(FULL)
+    affected = {ident for ident, status in statuses.items() if status == "affected"}
+    assert affected == {"ENVSNAP-2020-0001", "ENVSNAP-2022-0003", "ENVSNAP-2023-0005"}
+    assert set(statuses) - affected == COMPILE_ADVISORIES
+
+
+COMPILE_ADVISORIES = {"ENVSNAP-2023-0003", "ENVSNAP-2024-0003", "ENVSNAP-2024-0004"}
