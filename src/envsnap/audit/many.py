@@ -32,7 +32,7 @@ from envsnap.diff.cluster.model import is_cluster_document
 from envsnap.diff.report import Target
 from envsnap.errors import EnvsnapError, ManifestError
 from envsnap.files.reader import read_input
-from envsnap.manifest.model import MAX_MANIFEST_BYTES
+from envsnap.manifest.model import KNOWN_SCHEMA_VERSIONS, MAX_MANIFEST_BYTES
 
 BATCH = 256
 
@@ -56,9 +56,14 @@ def verdict_of(path: str, database: Database, ignore: frozenset[str], target: Ta
     except EnvsnapError as exc:
         return Verdict(path, str(exc), ())
     document = loads_object(data)
-    if document is None or "schema_version" not in document or is_cluster_document(document):
+    if (
+        document is None
+        or document.get("schema_version") not in KNOWN_SCHEMA_VERSIONS
+        or is_cluster_document(document)
+    ):
         # Invalid input gets the strict reader's one-line error; a cluster is audited rank
-        # by rank. Both are rare in a fleet, so they may cost more.
+        # by rank. Both are rare in a fleet, so they may cost more. The fast path skips the
+        # model's validation of the rest (about 2 ms a manifest, three times the scan).
         result = audit_path_safely(path, database, target, tuple(ignore))
         return Verdict(path, result.error, (), None if result.error else result.model_dump_json())
     return Verdict(path, None, tuple(scan(database.plan(ignore), document)))

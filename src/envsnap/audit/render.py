@@ -4,11 +4,10 @@ breaks in markdown) and rich markup in the table."""
 
 from __future__ import annotations
 
-import io
 import json
+import shutil
 from collections.abc import Iterable, Sequence
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -43,18 +42,22 @@ def fix(finding: AuditFinding) -> str:
     return upgrade + finding.workaround
 
 
-def render_table(results: Sequence[AuditResult]) -> str:
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=140, color_system=None, soft_wrap=False)
+def render_table(results: Sequence[AuditResult], width: int | None = None) -> str:
+    """One table per result, as wide as the terminal (`COLUMNS` when set); cells wrap."""
+    from envsnap.render.console import render_to_text
+
+    parts: list[object] = []
     for result in results:
-        console.print(f"[bold]{escape(terminal_text(result.source))}[/bold]: {count_line(result)}")
+        parts.append(f"[bold]{escape(terminal_text(result.source))}[/bold]: {count_line(result)}")
         if result.error:
-            console.print(f"  error: {escape(terminal_text(result.error))}")
+            parts.append(f"  error: {escape(terminal_text(result.error))}")
         if not result.findings:
             continue
         table = Table(show_lines=True)
-        for column in ("advisory", "severity", "status", "summary", "why it applies", "fix"):
-            table.add_column(column, overflow="fold")
+        for column in ("advisory", "severity", "status"):  # short words: never broken
+            table.add_column(column, no_wrap=True)
+        for column in ("summary", "why it applies", "fix"):  # prose shares the rest
+            table.add_column(column, overflow="fold", ratio=1)
         for f in result.findings:
             table.add_row(
                 *(
@@ -62,8 +65,9 @@ def render_table(results: Sequence[AuditResult]) -> str:
                     for t in (f.id, f.severity, f.status, f.summary, why(f), fix(f))
                 )
             )
-        console.print(table)
-    return buffer.getvalue()
+        parts.append(table)
+    width = width or shutil.get_terminal_size((120, 24)).columns
+    return render_to_text(*parts, color=False, width=width)
 
 
 def count_line(result: AuditResult) -> str:

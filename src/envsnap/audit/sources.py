@@ -58,17 +58,20 @@ def audit_parsed(
     target: Target,
     ignore: Sequence[str],
 ) -> AuditResult:
-    """Audit one parsed manifest or cluster manifest."""
+    """Audit one parsed manifest or cluster manifest, validated as `show` and `diff` do: a
+    manifest this envsnap would refuse elsewhere is refused here too, with one line."""
     from envsnap.diff.cluster.model import cluster_from_document, is_cluster_document
+    from envsnap.manifest.model import check_document
 
     if not is_cluster_document(document):
-        if "schema_version" not in document:
-            raise EnvsnapError(f"{source}: not an envsnap manifest (no schema_version)")
+        check_document(document, source)
         findings = audit_document(document, database, target=target, ignore=ignore)
         return AuditResult(source=source, kind="manifest", target=target, findings=findings)
     from envsnap.diff.cluster.build import rank_documents
 
     cluster = cluster_from_document(document, source)
+    if cluster.shared is not None:
+        check_document(dict(cluster.shared), source)
     per_rank = {
         rank: audit_document(doc, database, target=target, ignore=ignore)
         for rank, doc in rank_documents(cluster).items()

@@ -133,3 +133,52 @@ def test_cluster_manifest_lists_the_ranks_a_finding_applies_to(
     findings = {f["id"]: f for f in json.loads(result.out)["results"][0]["findings"]}
     assert findings["ENVSNAP-2024-0001"]["ranks"] == [1]
     assert findings["ENVSNAP-2020-0001"]["ranks"] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("edits", "says"),
+    [
+        ({"schema_version": "9.0"}, "newer than this envsnap"),
+        ({"torch": "garbage"}, "not a valid envsnap manifest: torch"),
+    ],
+    ids=["newer-schema", "garbage-section"],
+)
+def test_a_manifest_show_and_diff_refuse_is_refused(
+    tmp_path: Path, run_cli: Run, edits: dict[str, Any], says: str
+) -> None:
+    path = _write(tmp_path / "bad.json", edited(edits))
+    assert run_cli("show", path).code == 2  # the reader audit must agree with
+    result = run_cli("audit", path)
+    assert result.code == 2 and result.out == "", result.out
+    assert result.err.count("\n") == 1 and says in result.err, result.err
+
+
+def test_a_newer_schema_in_a_directory_is_an_error_line_not_a_result(
+    tmp_path: Path, run_cli: Run
+) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    _write(runs / "new.json", edited({"schema_version": "9.0"}))
+    result = run_cli("audit", str(runs), "-f", "json", "-j", "1")
+    assert result.code == 2 and "newer than this envsnap" in result.err
+    assert json.loads(result.out)["results"][0]["findings"] == []
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_the_table_fits_the_terminal(
+    tmp_path: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    path = _write(tmp_path / "m.json", trigger("ENVSNAP-2026-0001"))
+    result = run_cli("audit", path)
+    lines = result.out.splitlines()
+    assert "ENVSNAP-2026-0001" in result.out  # ids are never broken across lines
+    assert max(len(line) for line in lines) <= columns, max(lines, key=len)
+
+
+def test_a_deadline_too_short_is_one_line_and_exit_2(tmp_path: Path, run_cli: Run) -> None:
+    path = _write(tmp_path / "m.json", FULL)
+    result = run_cli("audit", path, "--timeout", "0.000001")
+    assert result.code == 2 and result.err.count("\n") == 1
+    assert "did not finish within 1e-06 s" in result.err
+    assert run_cli("audit", path).code == 1  # the deadline of one run does not outlive it
