@@ -13,17 +13,19 @@ from pathlib import Path
 
 from envsnap.capturing.redact import Redactor
 from envsnap.errors import ManifestError
-from envsnap.interop.importers.base import Imported, Source, decode_text, read_bytes, to_manifest
+from envsnap.files.reader import read_input
+from envsnap.interop.importers.base import Imported, Source, decode_text, to_manifest
 from envsnap.manifest.model import Manifest, load
 
 Reader = Callable[[Path, Redactor], tuple[Source, Imported]]
 
 
 def _collect_env(path: Path, redactor: Redactor) -> tuple[Source, Imported]:
+    from envsnap.interop.importers.bounds import BOUNDS
     from envsnap.interop.importers.collect_env import read_collect_env
 
     what = "a collect_env report"
-    data = read_bytes(path, what)
+    data = read_input(path, what, max_bytes=BOUNDS[what].max_bytes, error=ManifestError)
     try:
         imported = read_collect_env(decode_text(data, str(path), what), redactor)
     except ManifestError as exc:

@@ -22,6 +22,7 @@ import re
 from envsnap.capturing.redact import Redactor
 from envsnap.errors import ManifestError
 from envsnap.interop.importers.base import Imported
+from envsnap.interop.importers.bounds import MAX_VALUE_CHARS, truncated
 from envsnap.interop.importers.collect_env_host import map_env, map_gpu, map_python, map_system
 from envsnap.interop.importers.collect_env_packages import map_packages, parse_listing
 from envsnap.interop.importers.collect_env_reading import Reading, Report, as_bool, is_na
@@ -87,7 +88,7 @@ def _clean_lines(text: str) -> list[str]:
         line = raw.replace("`", "").rstrip()
         while line.lstrip().startswith(">"):
             line = line.lstrip()[1:].lstrip(" ")
-        lines.append(line)
+        lines.append(truncated(line))  # no report line is this long; a paste may be
     return lines
 
 
@@ -135,9 +136,10 @@ def parse_report(text: str) -> Report:
             continue
         if current in MULTILINE:
             report.blocks.setdefault(current, []).append(line.strip())
-        else:
+        elif len(report.values[current]) <= MAX_VALUE_CHARS:  # past it: cut, and no more copies
             # An editor wrapped a long line: the rest belongs to the field above.
-            report.values[current] = f"{report.values[current]} {line.strip()}".strip()
+            joined = f"{report.values[current]} {line.strip()}".strip()
+            report.values[current] = truncated(joined)
     if seen < MIN_LABELS:
         raise ManifestError("not a collect_env report (no 'PyTorch version:'-style fields found)")
     return report

@@ -7,10 +7,11 @@ import re
 from typing import Any
 
 from envsnap.interop.importers.collect_env_reading import COULD_NOT_COLLECT, Reading, is_na
-from envsnap.interop.importers.devices import complete, from_name
+from envsnap.interop.importers.devices import complete, first_devices, from_name
 from envsnap.interop.importers.platform import MACHINES, libc_from, parse_platform
 
-_GPU_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?)(?: \(UUID: [^)]*\))?$")
+_GPU_RE = re.compile(r"^GPU (?P<index>\d{1,9}): (?P<name>.+)$")
+_UUID_SUFFIX = " (UUID: "
 _OS_MACHINE = re.compile(rf"\s*\((?P<machine>{MACHINES})\)$")
 _ROCM_ARCH = re.compile(r"\((gfx[0-9a-f]+)[^)]*\)\s*$")
 PRINTED_VARIABLES = (
@@ -19,12 +20,24 @@ PRINTED_VARIABLES = (
 ALLOCATOR_VARIABLES = ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF")
 
 
+def _without_uuid(match: re.Match[str]) -> str:
+    """The name before a trailing " (UUID: ...)" (the first one after the last ")" inside).
+
+    Found with str methods: a lazy regex for it takes time quadratic in the line's length.
+    """
+    name = match["name"]
+    if not name.endswith(")"):
+        return name
+    cut = name.find(_UUID_SUFFIX, name.rfind(")", 0, len(name) - 1) + 1)
+    return name[:cut] if cut > 0 else name
+
+
 def _devices(reading: Reading, lines: list[str]) -> dict[str, dict[str, Any]]:
     devices: dict[str, dict[str, Any]] = {}
     for line in lines:
         match = _GPU_RE.match(line)
         if match:
-            devices[match["index"]] = {"index": int(match["index"]), "name": match["name"]}
+            devices[match["index"]] = {"index": int(match["index"]), "name": _without_uuid(match)}
     if devices:
         reading.out.put("gpu", "device_count", len(devices))
         return devices
@@ -57,7 +70,7 @@ def map_gpu(reading: Reading) -> None:
     lines = reading.report.blocks.get("gpus")
     if not lines or lines[0] in ("Could not collect", "No CUDA"):
         return
-    devices = _devices(reading, lines)
+    devices = first_devices(reading.out, _devices(reading, lines))
     for key, device in devices.items():
         _device(reading, key, device)
     reading.out.put("gpu", "devices", devices)

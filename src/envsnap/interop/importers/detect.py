@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Literal
 
 from envsnap.errors import ManifestError
-from envsnap.files.reader import parse_json
+from envsnap.files.reader import parse_json, too_large
 from envsnap.interop.importers import collect_env, mlflow, wandb
 from envsnap.interop.importers.base import decode_text, read_bytes
+from envsnap.interop.importers.bounds import BOUNDS
 from envsnap.manifest.model import looks_like_manifest
 
 Kind = Literal["manifest", "collect-env", "wandb", "mlflow"]
@@ -39,6 +40,9 @@ def detect(path: Path) -> Kind:
         raise ManifestError(
             f"{path}: JSON that is neither an envsnap manifest nor a W&B wandb-metadata.json"
         )
+    report = BOUNDS["a collect_env report"].max_bytes
+    if len(data) > report:  # not parsed: the import would refuse it all the same
+        raise ManifestError(too_large(str(path), "a collect_env report", report))
     try:
         collect_env.parse_report(text)
     except ManifestError:

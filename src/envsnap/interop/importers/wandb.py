@@ -19,9 +19,10 @@ from typing import Any
 from envsnap.capturing.collectors.gpu import uuid_hash
 from envsnap.capturing.redact import Redactor
 from envsnap.errors import ManifestError
-from envsnap.files.reader import parse_json
-from envsnap.interop.importers.base import Imported, Source, decode_text, read_bytes
-from envsnap.interop.importers.devices import complete, from_name
+from envsnap.files.reader import MAX_INT_DIGITS, parse_json
+from envsnap.interop.importers.base import Imported, Source, decode_text
+from envsnap.interop.importers.bounds import NOT_READ, RunFolder, truncated_argv
+from envsnap.interop.importers.devices import complete, first_devices, from_name
 from envsnap.interop.importers.platform import parse_platform
 from envsnap.interop.importers.requirements import parse_requirements
 
@@ -64,14 +65,13 @@ KNOWN_KEYS = frozenset(
 MIN_KNOWN_KEYS = 2
 
 
-def metadata_path(path: Path) -> Path:
-    """The metadata file for a path given as the file, a run directory or its files/ folder."""
-    if path.is_dir():
-        for candidate in (path / METADATA, path / "files" / METADATA):
-            if candidate.is_file():
-                return candidate
-        raise ManifestError(f"{path}: no {METADATA} in this directory or its files/ folder")
-    return path
+def _metadata_in(folder: RunFolder) -> str:
+    """Where the metadata sits in the run folder, found without following a link."""
+    if folder.entries().get(METADATA) is not None:
+        return METADATA
+    if folder.entries().get("files") == "dir" and METADATA in folder.entries("files"):
+        return f"files/{METADATA}"
+    raise ManifestError(f"{folder.root}: no {METADATA} in this directory or its files/ folder")
 
 
 def looks_like_metadata(document: object) -> bool:
@@ -82,24 +82,31 @@ def looks_like_metadata(document: object) -> bool:
     )
 
 
-def read_source(path: Path) -> tuple[Source, dict[str, Any]]:
+def read_source(path: Path) -> tuple[Source, dict[str, Any], RunFolder]:
     """Read the metadata and its companions; refuse JSON that is not W&B's."""
-    meta_path = metadata_path(path)
-    data = read_bytes(meta_path, "a W&B wandb-metadata.json")
+    # A run directory is the folder; a metadata file named directly is read in its own folder.
+    target = path.resolve()
+    folder = RunFolder.of(target if target.is_dir() else target.parent)
+    relative = _metadata_in(folder) if target.is_dir() else target.name
     what = "a W&B wandb-metadata.json"
-    decode_text(data, str(meta_path), what)  # empty and binary input: the importers' message
-    document = parse_json(data, str(meta_path), what, error=ManifestError)
+    meta_path = str(folder.root / relative)
+    data = folder.require(relative, what, key=METADATA)
+    decode_text(data, meta_path, what)  # empty and binary input: the importers' message
+    document = parse_json(data, meta_path, what, error=ManifestError)
     if not looks_like_metadata(document):
         raise ManifestError(
             f"{meta_path}: not a W&B wandb-metadata.json (none of its fields such as "
             "'python', 'os', 'startedAt', 'git' are present)"
         )
-    files = {METADATA: data}
-    for companion in (REQUIREMENTS, DIFF):
-        candidate = meta_path.parent / companion
-        if candidate.is_file():
-            files[companion] = read_bytes(candidate, companion)
-    return Source(path=path, files=files), document
+    beside = relative.rpartition("/")[0]
+    listed = folder.entries(beside)
+    for companion, kind in ((REQUIREMENTS, "a requirements.txt"), (DIFF, "a W&B diff.patch")):
+        if companion in listed:
+            name = f"{beside}/{companion}" if beside else companion
+            read = folder.read(name, kind, key=companion)
+            if companion == REQUIREMENTS and read is not None:
+                folder.refuses_long_list(name, read.count(b"\n"))
+    return Source(path=path, files=folder.files), document, folder
 
 
 def _time(value: object) -> datetime | None:
@@ -123,17 +130,27 @@ def _int(value: object) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isdigit() and len(value) <= MAX_INT_DIGITS:
         return int(value)
     return None
 
 
 class _Mapper:
-    def __init__(self, meta: dict[str, Any], source: Source, redactor: Redactor) -> None:
+    def __init__(
+        self, meta: dict[str, Any], source: Source, folder: RunFolder, redactor: Redactor
+    ) -> None:
         self.meta = meta
         self.source = source
+        self.folder = folder
         self.redactor = redactor
         self.out = Imported(format=FORMAT)
+
+    def _not_read(self, companion: str) -> str | None:
+        """Why the companion file beside the metadata was not read, when it was skipped."""
+        for name, reason in self.folder.not_read.items():
+            if name.rsplit("/", 1)[-1] == companion:
+                return f"{name} not read: {reason}"
+        return None
 
     def run(self) -> Imported:
         meta = self.meta
@@ -143,7 +160,7 @@ class _Mapper:
         argv = ([str(program)] if program else []) + [
             str(arg) for arg in (args if isinstance(args, list) else [])
         ]
-        self.out.argv = self.redactor.redact_argv(argv)
+        self.out.argv = truncated_argv(self.redactor.redact_argv(argv))
         self.out.cwd = str(meta["root"]) if isinstance(meta.get("root"), str) else None
         self.python()
         self.system()
@@ -165,6 +182,9 @@ class _Mapper:
             self.out.facts["wandb_slurm"] = {
                 str(k): self.redactor.redact_value(str(k), str(v)) for k, v in meta["slurm"].items()
             }
+        notes = self.folder.notes()
+        if notes:
+            self.out.facts[NOT_READ] = notes
         return self.out
 
     def python(self) -> None:
@@ -224,12 +244,12 @@ class _Mapper:
         listed = self.meta.get("gpu_nvidia") or self.meta.get("gpu_devices")
         if not isinstance(listed, list) or not listed:
             return
-        devices: dict[str, dict[str, Any]] = {}
-        for index, entry in enumerate(item for item in listed if isinstance(item, dict)):
-            devices[str(index)] = self.device(str(index), entry)
+        listed_devices = [item for item in listed if isinstance(item, dict)]
+        entries = first_devices(self.out, {str(i): item for i, item in enumerate(listed_devices)})
+        devices = {key: self.device(key, entry) for key, entry in entries.items()}
         self.out.put("gpu", "devices", devices)
         count = _int(self.meta.get("gpu_count"))
-        self.out.put("gpu", "device_count", count if count is not None else len(devices))
+        self.out.put("gpu", "device_count", count if count is not None else len(listed_devices))
         cuda = self.meta.get("cudaVersion")
         if isinstance(cuda, str) and cuda:
             self.out.put("gpu", "cuda_driver_version", cuda)  # NVML's driver CUDA version
@@ -275,12 +295,19 @@ class _Mapper:
                 "bytes": len(patch),
             }
         else:
-            self.out.put_unknown("code", "dirty", f"no non-empty {DIFF} beside the W&B metadata")
+            reason = self._not_read(DIFF) or f"no non-empty {DIFF} beside the W&B metadata"
+            self.out.put_unknown("code", "dirty", reason)
         reason = "W&B's diff.patch is `git diff HEAD` without --binary; its digest is in imported_from.facts"
         self.out.put_unknown("code", "diff_sha256", reason)
         self.out.put_unknown("code", "diff_bytes", reason)
 
     def packages(self) -> None:
+        unread = self._not_read(REQUIREMENTS)
+        if unread:  # none listed, and why: the list cannot be null
+            self.out.put("packages", "installed", {})
+            self.out.note_unknown("packages", "installed", unread)
+            self.out.put_unknown("packages", "project_root")
+            return
         data = self.source.files.get(REQUIREMENTS)
         if data is None:
             return
@@ -289,6 +316,7 @@ class _Mapper:
         for entry in installed.values():
             entry.setdefault("version", None)
             entry.setdefault("installer", None)
+            entry.setdefault("source", None)
         self.out.put("packages", "installed", installed)
         if unpinned:
             self.out.note_unknown(
@@ -299,5 +327,5 @@ class _Mapper:
 
 def read_wandb(path: Path, redactor: Redactor | None = None) -> tuple[Source, Imported]:
     """Read a W&B run (metadata file or run directory) into imported facts."""
-    source, document = read_source(path)
-    return source, _Mapper(document, source, redactor or Redactor()).run()
+    source, document, folder = read_source(path)
+    return source, _Mapper(document, source, folder, redactor or Redactor()).run()
