@@ -83,8 +83,17 @@ class LazyGroup(click.Group):
     is_flag=True,
     help="Show tracebacks instead of one-line errors (also accepted after the command).",
 )
-def cli(debug: bool) -> None:
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Refuse a manifest whose digest does not match its content (edited after capture) "
+    "instead of warning. Also ENVSNAP_STRICT=1.",
+)
+def cli(debug: bool, strict: bool) -> None:
     """Capture the conditions of an ML run, and rank the differences that can change results."""
+    from envsnap.manifest.seal_check import refuse_mismatches
+
+    refuse_mismatches(strict)  # set on every invocation: in-process callers run many
 
 
 # click >= 8.2 signals a bare group invocation with its own UsageError subclass.

@@ -28,6 +28,7 @@ from envsnap.files.reader import (
 from envsnap.manifest.canonical import canonical_bytes, pretty_text
 from envsnap.manifest.compat import omit_unset_additions
 from envsnap.manifest.freeform import free_form_paths, values_at
+from envsnap.manifest.seal_check import announce, check_seal
 from envsnap.manifest.sealed import SealedDocument, published_schema
 from envsnap.manifest.sections import (
     CodeSection,
@@ -212,15 +213,23 @@ def check_schema_version(version: object, source: str) -> None:
 
 
 def read_document(
-    path: str | os.PathLike[str], *, reuse: Mapping[str, dict[str, Any]] | None = None
+    path: str | os.PathLike[str],
+    *,
+    reuse: Mapping[str, dict[str, Any]] | None = None,
+    check_digest: bool = True,
 ) -> dict[str, Any]:
     """Read a file as a JSON object, with a size cap and one-line errors.
 
     `reuse`: objects of a document read before, by name, to share when equal (see
     `files.reader.parse_json`); `package_index` gives them for a manifest's packages.
+    `check_digest`: a sealed document edited after capture is warned about, or refused under
+    `--strict` (`seal_check`); `verify` turns it off to report the mismatch itself.
     """
     data = read_input(path, "a manifest file", max_bytes=MAX_MANIFEST_BYTES, error=ManifestError)
-    return parse_document(data, os.fspath(path), reuse=reuse)
+    document = parse_document(data, os.fspath(path), reuse=reuse)
+    if check_digest:
+        check_seal(document, os.fspath(path))
+    return document
 
 
 def package_index(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -256,6 +265,12 @@ def parse_document(
 
 def manifest_from_document(document: dict[str, Any], source: str) -> Manifest:
     """Validate a parsed JSON object as a manifest."""
+    manifest = _validated(document, source)
+    announce(source)
+    return manifest
+
+
+def _validated(document: dict[str, Any], source: str) -> Manifest:
     check_schema_version(document.get("schema_version"), source)
     for path in free_form_paths(Manifest):
         for value in values_at(document, path):
@@ -315,7 +330,7 @@ def check_document(
     if len(installed) <= _VALIDATION_SLICE:
         manifest_from_document(document, source)
         return
-    manifest_from_document({**document, "packages": {**packages, "installed": {}}}, source)
+    _validated({**document, "packages": {**packages, "installed": {}}}, source)
     entries = [(k, v) for k, v in installed.items() if id(v) not in known_valid]
     adapter = _PACKAGE_ENTRIES()
     for start in range(0, len(entries), _VALIDATION_SLICE):
@@ -327,6 +342,7 @@ def check_document(
             raise ManifestError(
                 f"{source}: not a valid envsnap manifest: {where}: {first['msg']}"
             ) from None
+    announce(source)
 
 
 def load(path: str | os.PathLike[str]) -> Manifest:

@@ -17,6 +17,7 @@ from envsnap._version import __version__
 from envsnap.diff.report import Finding, Target
 from envsnap.errors import ManifestError
 from envsnap.manifest.canonical import pretty_text
+from envsnap.manifest.seal_check import announce
 from envsnap.manifest.sealed import SealedDocument, published_schema
 from envsnap.manifest.sections.base import Model
 from envsnap.manifest.validation import validate_one_line
@@ -135,6 +136,7 @@ def cluster_from_document(document: dict[str, Any], source: str) -> ClusterManif
     )
     if [entry.rank for entry in cluster.ranks] != list(range(cluster.world_size)):
         raise ManifestError(f"{source}: cluster manifest ranks are not 0..{cluster.world_size - 1}")
+    announce(source)
     return cluster
 
 
