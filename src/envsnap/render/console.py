@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from io import StringIO
 from typing import Any
 
+# Without a terminal or COLUMNS (a pipe, a file, CI), text is laid out this wide; narrower
+# than this many columns, tables stop being readable and are laid out at the floor instead.
+DEFAULT_WIDTH = 110
+MIN_WIDTH = 40
 
-def render_to_text(*renderables: Any, color: bool | None = None, width: int = 110) -> str:
-    """Render rich objects to text. `color=None` means colour only when stdout is a TTY."""
+
+def terminal_width(default: int = DEFAULT_WIDTH) -> int:
+    """COLUMNS, else the terminal's width, else `default`; never below MIN_WIDTH."""
+    return max(MIN_WIDTH, shutil.get_terminal_size((default, 24)).columns)
+
+
+def render_to_text(*renderables: Any, color: bool | None = None, width: int | None = None) -> str:
+    """Render rich objects to text, `width` columns wide (default: the terminal's width).
+
+    `color=None` means colour only when stdout is a TTY.
+    """
     from rich.console import Console
 
+    width = width or terminal_width()
     use_color = sys.stdout.isatty() if color is None else color
     buffer = StringIO()
     console = Console(
