@@ -107,5 +107,13 @@ def diff(
         from envsnap.diff.cluster.io import with_cluster_findings
 
         report = with_cluster_findings(report, side_a, side_b)
-    emit(RENDERERS[fmt](report, show_all=show_all, explain=explain), output)
+    if fmt == "json" and not (output and output != "-"):
+        from envsnap.render.findings import json_pieces
+
+        # Written as it is made: the report of two large manifests that share nothing is
+        # never held as one text and its encoded copy at once.
+        for piece in json_pieces(report):
+            click.echo(piece, nl=False)
+    else:
+        emit(RENDERERS[fmt](report, show_all=show_all, explain=explain), output)
     return 1 if fail_on is not None and report.reaches(fail_on) else 0

@@ -141,9 +141,9 @@ def _walk_dict(
         if len(path) == 1 and key == "unknown" and (unknown_a or unknown_b):
             continue  # reported per field below
         here = (*path, key)
-        relative = ".".join(here[1:])
+        relative = ".".join(here[1:]) if unknown_a or unknown_b else ""
         # A field one side could not read cannot be compared: say so instead of a value diff.
-        if (relative in unknown_a) != (relative in unknown_b):
+        if relative and (relative in unknown_a) != (relative in unknown_b):
             side: Literal["a", "b"] = "a" if relative in unknown_a else "b"
             if a.get(key) != b.get(key):
                 reason = unknown_a.get(relative) if side == "a" else unknown_b.get(relative)
@@ -182,6 +182,8 @@ def compute_changes(doc_a: dict[str, Any], doc_b: dict[str, Any]) -> list[Change
             changes.append(Change((key,), "uncaptured", a, b, side, reason))
             continue
         changes.extend(_walk(a, b, (key,)))
+    if not (doc_a.get("imported_from") or doc_b.get("imported_from")):
+        return changes  # record gaps come only from imported records
     return [_mark_record_gap(change, doc_a, doc_b) for change in changes]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -23,6 +24,7 @@ from envsnap.diff.findings import make_finding, make_report
 from envsnap.diff.fingerprints import fingerprint_title
 from envsnap.diff.gates import apply_gates
 from envsnap.diff.grouping import (
+    FOLD_AFTER,
     Group,
     evidence,
     group_hits,
@@ -130,14 +132,15 @@ def hits_for(changes: Iterable[Change], target: Target) -> list[Hit]:
         if change.path[:2] == ("env", "variables") and cannot_act(change.path[-1]):
             hits.append(Hit("noise.env", change.dotted, change.a, change.b))
             continue
-        rule = INDEX.most_severe(INDEX.matching(change), target)
+        kinds = aspects(change)
+        rule = INDEX.claiming(change, kinds, target)
         hits.append(
             Hit(
                 rule.id if rule else "fallback",
                 change.dotted,
                 change.a,
                 change.b,
-                magnitude=max((STEP_SIZE.get(kind, 0) for kind in aspects(change)), default=0),
+                magnitude=max((STEP_SIZE.get(kind, 0) for kind in kinds), default=0),
             )
         )
     return hits
@@ -201,38 +204,82 @@ def _verdict(findings: Sequence[Finding], target: Target) -> str:
     return f"no difference expected to change results ({target}); minor: {top.title}"
 
 
-def _finding(group: Group, target: Target, sides: Sides) -> tuple[Standing, Finding]:
+@dataclass(frozen=True)
+class _Placed:
+    """A group of hits with what decides its place, before its finding is written."""
+
+    group: Group
+    lead: Hit
+    first: Hit
+    category: Category
+    standing: Standing
+
+
+def _placed(group: Group, target: Target) -> _Placed:
     lead = lead_hit(group, target)
-    rule = RULES_BY_ID[lead.rule]
     first = primary_hit(group, lead)
-    severity = max((hit_severity(hit, target) for hit in group.hits), key=SEVERITY_RANK.__getitem__)
     category = _category_of(lead, target)
-    title = (
-        title_of(group, lead)
-        or fingerprint_title(rule.title, first.path, first.a, first.b)
-        or f"{rule.title}: {_short(first.a)} → {_short(first.b)}"
-    )
-    proof = evidence(group, first)
     standing = Standing(
-        severity=severity,
+        # The most severe of the cause's hits.
+        severity=max(
+            (hit_severity(hit, target) for hit in group.hits), key=SEVERITY_RANK.__getitem__
+        ),
         # Bookkeeping cannot act on results: it never outranks a cause of equal severity.
         active=category != "noise" and is_active(group.hits),
         specificity=max(RULES_BY_ID[hit.rule].specificity for hit in group.hits),
         category=category,
         magnitude=max(hit.magnitude for hit in group.hits),
-        rule=rule.id,
+        rule=lead.rule,
         path=first.path,
     )
-    finding = make_finding(
-        rule, first, target, category=category, title=title, sides=sides
+    return _Placed(group, lead, first, category, standing)
+
+
+def _folded(placed: list[_Placed], target: Target) -> list[_Placed]:
+    """Past FOLD_AFTER findings of one cause kind (2,000 packages upgraded), the best placed
+    stay as they are and the rest become one finding whose evidence lists every one of them:
+    the report stays a few screens long whatever the manifests hold."""
+    by_kind: dict[str, list[_Placed]] = {}
+    for item in placed:
+        by_kind.setdefault(item.group.key[0], []).append(item)
+    if all(len(members) <= FOLD_AFTER for members in by_kind.values()):
+        return placed
+    out: list[_Placed] = []
+    for kind, members in by_kind.items():
+        if len(members) <= FOLD_AFTER:
+            out.extend(members)
+            continue
+        members.sort(key=lambda item: item.standing.key())
+        rest = members[FOLD_AFTER:]
+        hits = [hit for item in rest for hit in item.group.hits]
+        out += [*members[:FOLD_AFTER], _placed(Group((kind, ""), hits, folded=len(rest)), target)]
+    return out
+
+
+def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
+    group, lead, first, standing = placed.group, placed.lead, placed.first, placed.standing
+    rule = RULES_BY_ID[lead.rule]
+    proof = evidence(group, first)
+    if group.folded:
+        title = f"{rule.title}: {group.folded} more like this, each one in the evidence"
+        # Values read from two validated manifests: JSON already, checked once on reading.
+        proven = [Evidence.model_construct(path=path, a=a, b=b) for path, a, b in proof]
+    else:
+        title = (
+            title_of(group, lead)
+            or fingerprint_title(rule.title, first.path, first.a, first.b)
+            or f"{rule.title}: {_short(first.a)} → {_short(first.b)}"
+        )
+        proven = [Evidence(path=path, a=a, b=b) for path, a, b in proof]
+    return make_finding(
+        rule, first, target, category=placed.category, title=title, sides=sides
     ).model_copy(
         update={
-            "severity": severity,  # the most severe of the cause's hits
-            "evidence": [Evidence(path=path, a=a, b=b) for path, a, b in proof],
+            "severity": standing.severity,
+            "evidence": proven,
             "rank_reason": standing.reason(target),
         }
     )
-    return standing, finding
 
 
 def build_report(
@@ -244,15 +291,16 @@ def build_report(
     label_b: str | None = None,
     sides: Sides = DIFF_SIDES,
 ) -> Report:
-    """Group hits into findings (one per cause) and rank them on evidence."""
+    """Group hits into findings (one per cause, the tail of a very common cause folded into
+    one) and rank them on evidence."""
     patterns = [_glob(p) for p in ignore]
     kept = [hit for hit in hits if not (patterns and is_ignored(hit.rule, hit.path, patterns))]
-    rows = [_finding(group, target, sides) for group in group_hits(kept)]
-    rows.sort(key=lambda row: row[0].key())
+    placed = _folded([_placed(group, target) for group in group_hits(kept)], target)
+    placed.sort(key=lambda item: item.standing.key())
     return make_report(
         "diff",
         target,
-        (f for _, f in rows),
+        (_finding(item, target, sides) for item in placed),
         lambda findings: _verdict(findings, target),
         a=label_a,
         b=label_b,

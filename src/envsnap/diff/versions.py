@@ -6,7 +6,8 @@ built against another CUDA stack vendors other cuBLAS/cuDNN/NCCL binaries.
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Literal, NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -23,9 +24,42 @@ def parse(text: object) -> Version | None:
         return None
 
 
+class _Plain(NamedTuple):
+    """The parts of a version `step` compares, for the plain forms `_PLAIN` reads."""
+
+    epoch: int
+    release: tuple[int, ...]
+    pre: None
+    post: int | None
+    dev: int | None
+    local: None
+
+
+# Release numbers with an optional `.postN` and `.devN`, spelled as packaging normalises
+# them: these read the same as `Version` would, without its general parser (most installed
+# versions are of this form, and a diff of 200k packages compares every changed one).
+_PLAIN = re.compile(r"(\d+(?:\.\d+)*)(?:\.post(\d+))?(?:\.dev(\d+))?")
+
+
+def _parts(text: object) -> Version | _Plain | None:
+    if isinstance(text, str):
+        match = _PLAIN.fullmatch(text)
+        if match is not None:
+            release, post, dev = match.groups()
+            return _Plain(
+                0,
+                tuple(map(int, release.split("."))),
+                None,
+                None if post is None else int(post),
+                None if dev is None else int(dev),
+                None,
+            )
+    return parse(text)
+
+
 def step(a: object, b: object) -> VersionStep:
     """The most significant component in which `a` and `b` differ."""
-    va, vb = parse(a), parse(b)
+    va, vb = _parts(a), _parts(b)
     if va is None or vb is None:
         return "same" if a == b else "invalid"
     ra = (*va.release, 0, 0, 0)[:3] + va.release[3:]

@@ -7,11 +7,13 @@ always carries every finding with its evidence and rank reason.
 
 from __future__ import annotations
 
+import json
 import re
+import secrets
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from envsnap.diff.report import SEVERITIES, Finding, Report
+from envsnap.diff.report import SEVERITIES, Evidence, Finding, Report
 from envsnap.manifest.canonical import pretty_text
 from envsnap.render.console import render_to_text
 from envsnap.render.escape import (
@@ -172,7 +174,53 @@ def render_markdown(report: Report, *, show_all: bool = False, explain: bool = F
 
 def render_json(report: Report, *, show_all: bool = True, explain: bool = True) -> str:
     """The report as JSON following schemas/diff-report.v1.json."""
-    return json_text(pretty_text(report.model_dump(mode="json")))
+    return "".join(json_pieces(report))
+
+
+# An evidence list longer than this (the folded tail of a common cause) is written one
+# compact entry per line: indenting every value of 200k entries would build millions of
+# small strings in pure Python, and the text would be several times larger.
+COMPACT_EVIDENCE = 64
+
+
+def json_pieces(report: Report) -> Iterator[str]:
+    """`render_json`'s text in pieces, for writing as it is made: the report pretty-printed,
+    with each long evidence list one entry per line. A report without long lists is one
+    piece, the same text as before long lists existed."""
+    long = {
+        index: finding.evidence
+        for index, finding in enumerate(report.findings)
+        if len(finding.evidence) > COMPACT_EVIDENCE
+    }
+    document = report.model_dump(
+        mode="json", exclude={"findings": {index: {"evidence"} for index in long}}
+    )
+    # Each long list is a slot in the pretty text, named by a token chosen now: a value read
+    # from a manifest cannot spell it in advance.
+    slot = f"evidence-{secrets.token_hex(16)}-"
+    for index in long:
+        document["findings"][index]["evidence"] = f"{slot}{index}"
+    text = json_text(pretty_text(document))
+    for index, entries in long.items():
+        head, _, text = text.partition(f'"{slot}{index}"')
+        indent = " " * (len(head) - head.rfind("\n") - 1 - len('"evidence": '))
+        yield head + "[\n"
+        yield from _compact_entries(entries, indent + "  ")
+        yield "\n" + indent + "]"
+    yield text
+
+
+def _compact_entries(entries: list[Evidence], indent: str) -> Iterator[str]:
+    """`{"a": ..., "b": ..., "path": ...}` per line, keys sorted as in the pretty text."""
+    last = len(entries) - 1
+    for position, entry in enumerate(entries):
+        line = json.dumps(
+            {"a": entry.a, "b": entry.b, "path": entry.path},
+            sort_keys=True,
+            ensure_ascii=False,
+            allow_nan=False,
+        )
+        yield indent + json_text(line) + (",\n" if position < last else "")
 
 
 RENDERERS: dict[str, Callable[..., str]] = {

@@ -84,3 +84,22 @@ def test_a_bad_entry_in_b_is_caught_even_when_a_has_the_same_name(
     result = run_cli("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
     assert result.code == 2
     assert "packages.installed.pkg-00003.version" in result.err
+
+
+def test_a_diff_of_every_package_bumped_is_a_short_table_and_a_complete_json(
+    tmp_path: Path, run_cli: Run
+) -> None:
+    a = _document()
+    b = copy.deepcopy(a)
+    for entry in b["packages"]["installed"].values():
+        entry["version"] = f"{entry['version']}.post1"
+    (tmp_path / "a.json").write_text(pretty_text(a))
+    (tmp_path / "b.json").write_text(pretty_text(b))
+    table = run_cli("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert table.code == 0, table.err
+    assert len(table.out.splitlines()) < 150
+    report = run_cli("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "-f", "json")
+    evidence = {e["path"] for f in json.loads(report.out)["findings"] for e in f["evidence"]}
+    assert {f"packages.installed.{name}.version" for name in a["packages"]["installed"]} <= (
+        evidence
+    )
