@@ -80,6 +80,8 @@ class Imported:
     started_at: datetime | None = None
     argv: list[str] = field(default_factory=list)
     cwd: str | None = None
+    # Why a section is null when it is not "not stated" (e.g. the file stating it was not read).
+    section_reasons: dict[str, str] = field(default_factory=dict)
 
     def put(self, section: str, name: str, value: Any) -> None:
         """Record a stated value (None when the source states the field does not apply)."""
@@ -180,7 +182,8 @@ def to_manifest(imported: Imported, source: Source, redactor: Redactor | None = 
     for name, model in SECTION_MODELS.items():
         values = imported.sections.get(name)
         if values is None:
-            records[name] = CollectorRecord(status="skipped", reason=reason, duration_ms=0.0)
+            why = imported.section_reasons.get(name, reason)
+            records[name] = CollectorRecord(status="skipped", reason=why, duration_ms=0.0)
             continue
         result = fit_section(model, values, imported.unknown.get(name, {}), reason)
         if isinstance(result, Section):

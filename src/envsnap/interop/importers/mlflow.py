@@ -205,13 +205,12 @@ class _Mapper:
 
     def code(self) -> None:
         commit = self.tags.get(TAG_COMMIT)
-        unread = self._tag_unread(TAG_COMMIT)
-        if not commit and unread is None:
+        if not commit:
+            unread = self._tag_unread(TAG_COMMIT)
+            if unread:  # the section needs a commit: say why there is none
+                self.out.section_reasons["code"] = f"MLflow tag {TAG_COMMIT} not read: {unread}"
             return
-        if commit:
-            self.out.put("code", "commit", commit)
-        else:
-            self.out.put_unknown("code", "commit", f"MLflow tag not read: {unread}")
+        self.out.put("code", "commit", commit)
         branch = self.tags.get(TAG_BRANCH)
         if branch:
             self.out.put("code", "branch", branch)

@@ -33,6 +33,8 @@ with mlflow.start_run() as run:
                    dependencies=["-r requirements.txt"]).to_yaml(model / "python_env.yaml")
         (model / "requirements.txt").write_text("mlflow==3.17.2\\ntorch==2.13.0\\nnumpy==2.4.6\\n")
         mlflow.log_artifacts(str(model), artifact_path="model")
+    if hasattr(mlflow, "initialize_logged_model"):  # MLflow 3: models/<id>/meta.yaml
+        mlflow.initialize_logged_model(name="model", source_run_id=run.info.run_id)
 print(run.info.experiment_id, run.info.run_id)
 """
 
