@@ -7,10 +7,12 @@ from typing import Any
 
 from envsnap.manifest.model import schema_text
 from tests.helpers import REPO_ROOT
+from tests.helpers.schemas import published_schema_bytes
 
 SCHEMA_FILE = REPO_ROOT / "schemas" / "manifest.v1.json"
 
 
+@published_schema_bytes
 def test_manifest_schema_file_matches_models() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), (
         "schemas/manifest.v1.json is stale: run `envsnap schema > schemas/manifest.v1.json`"

@@ -15,6 +15,7 @@ from envsnap.diff import diff_documents
 from envsnap.diff.report import Report, report_schema_text
 from envsnap.render.findings import RENDERERS, render_table
 from tests.helpers import FIXTURES, REPO_ROOT
+from tests.helpers.schemas import published_schema_bytes
 from tests.scenarios.cases import CASES
 
 SNAPSHOTS = FIXTURES / "manifests" / "snapshots"
@@ -72,6 +73,7 @@ def test_json_follows_the_published_schema() -> None:
     }
 
 
+@published_schema_bytes
 def test_report_schema_file_matches_models() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == report_schema_text(), (
         "schemas/diff-report.v1.json is stale: run `envsnap diff --schema > "

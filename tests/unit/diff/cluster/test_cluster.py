@@ -26,6 +26,7 @@ from envsnap.errors import ManifestError
 from envsnap.manifest.canonical import digest_of
 from envsnap.manifest.model import Manifest
 from tests.helpers import REPO_ROOT, CliResult
+from tests.helpers.schemas import published_schema_bytes
 
 
 @pytest.fixture(scope="module")
@@ -168,6 +169,7 @@ def test_target_reaches_the_cluster_findings_of_a_diff(
     assert cluster_severity("bitwise") == "high"
 
 
+@published_schema_bytes
 def test_cluster_schema_file_matches_models() -> None:
     published = REPO_ROOT / "schemas" / "cluster.v1.json"
     assert published.read_text(encoding="utf-8") == cluster_schema_text(), (
