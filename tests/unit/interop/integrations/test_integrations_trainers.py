@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -140,9 +141,15 @@ def test_hf_trainer_loader_sampler_batch_and_token_mean_loss(tmp_path: Path) -> 
     assert sampler.class_name.endswith("SeedableRandomSampler")
     assert parallel.dataloader.batch_size == 2
     assert parallel.global_batch == 4
-    # A transformers model takes num_items_in_batch: the loss is a mean over the label tokens
-    # of the whole accumulated batch.
-    assert parallel.loss_normalization == "per_token_mean"
+    # A transformers model that takes loss kwargs (num_items_in_batch) gives a mean over the
+    # label tokens of the whole accumulated batch; an older one (GPT-2's forward in 4.40 takes
+    # none) a mean over micro-batches.
+    takes_kwargs = any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        for p in inspect.signature(transformers.GPT2LMHeadModel.forward).parameters.values()
+    )
+    expected = "per_token_mean" if takes_kwargs else "per_microbatch_mean"
+    assert parallel.loss_normalization == expected
     assert parallel.sources["loss_normalization"] == "api"
     assert manifest.precision is not None
     assert manifest.precision.model_class.endswith("GPT2LMHeadModel")
