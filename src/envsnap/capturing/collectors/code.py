@@ -6,9 +6,11 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from envsnap.capturing.collectors import git_cli
 from envsnap.capturing.collectors import git_cli as git
 from envsnap.capturing.collectors.base import CaptureContext, Collector, CollectorUnavailable
 from envsnap.capturing.collectors.stream import Streamed, run_streamed
@@ -19,8 +21,15 @@ from envsnap.manifest.records import CodeSection, Remote, Submodule
 # one is recorded by digest and size only. 256 KiB holds the edits of a typical experiment
 # while keeping the manifest small enough to attach to a review.
 PATCH_MAX_BYTES = 256 * 1024
+# Past this much output the patch is not digested: git is stopped, the patch recorded unknown.
+PATCH_DIGEST_MAX_BYTES = 1024 * 1024 * 1024
 # At most this much of `git ls-files` output (untracked names) is read.
 UNTRACKED_LIST_MAX_BYTES = 16 * 1024 * 1024
+# At most this much of the configuration listing and of `git submodule status` is read.
+CONFIG_MAX_BYTES = 4 * 1024 * 1024
+SUBMODULE_STATUS_MAX_BYTES = 4 * 1024 * 1024
+# `git config` exits 129 on an option it does not know: --show-scope came in git 2.26.
+_USAGE_ERROR = 129
 # Untracked files are hashed up to these sizes (per file, and in total per capture).
 UNTRACKED_FILE_CAP_BYTES = 64 * 1024 * 1024
 UNTRACKED_HASH_BUDGET_BYTES = 256 * 1024 * 1024
@@ -39,13 +48,6 @@ _STABLE_DIFF = (
 _SUBMODULE_STATE = {" ": "clean", "+": "modified", "-": "uninitialized", "U": "conflict"}
 
 
-def _find_dot_git(start: Path) -> Path | None:
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return None
-
-
 def _git_call_limit(context: CaptureContext) -> float:
     return max(0.5, min(4.0, context.remaining()))
 
@@ -55,11 +57,13 @@ def collect(context: CaptureContext) -> CodeSection:
         repo = git.Repo(context.cwd, search_parent_directories=True)
     except git.GitCommandNotFound:
         raise CollectorUnavailable("git executable not found on PATH") from None
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        if _find_dot_git(context.cwd) is not None:
+    except git.NoSuchPathError:
+        raise CollectorUnavailable(f"not a git repository: {context.cwd}") from None
+    except git.InvalidGitRepositoryError as exc:
+        nearest = git_cli.repository_dir(context.cwd)
+        if nearest is not None:  # broken: never read as the repository around it
             raise RuntimeError(
-                f"{_find_dot_git(context.cwd)}/.git exists but is not a readable repository "
-                "(corrupt?)"
+                f"{nearest / '.git'} exists but git cannot read it: {_unreadable_reason(exc)}"
             ) from None
         raise CollectorUnavailable(f"not a git repository: {context.cwd}") from None
 
@@ -70,6 +74,16 @@ def collect(context: CaptureContext) -> CodeSection:
             return _read_repo(repo, context)
         except git.GitCommandNotFound:
             raise CollectorUnavailable("git executable not found on PATH") from None
+
+
+def _unreadable_reason(error: Exception) -> str:
+    """git's complaint about a `.git` it would not open, in a few words."""
+    lines = str(error).strip().splitlines()
+    complaint = next((line for line in lines if line.startswith("fatal:")), _first_line(error))
+    complaint = complaint.removeprefix("fatal:").strip()
+    if complaint.startswith("not a git repository"):  # what git says of a garbage HEAD
+        return "git does not recognise it as a repository (corrupt?)"
+    return complaint
 
 
 def _raise_no_head(repo: Any, context: CaptureContext) -> None:
@@ -104,47 +118,141 @@ def _git(repo: Any, context: CaptureContext, *args: str, raw: bool = False) -> A
 def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
     unknown: dict[str, str] = {}
     root = Path(repo.working_tree_dir or context.cwd)
+    tree = git_cli.Git.of(root, Path(repo.git_dir))
     commit = repo.head.commit.hexsha
     detached = repo.head.is_detached
     branch = None if detached else repo.active_branch.name
 
-    # The reads are independent: the untracked names and the remotes are read beside the
-    # patch, the slowest of them (git stats every tracked file for it).
-    untracked_names = _in_background(lambda: _untracked(root, context))
-    remote_list = _in_background(lambda: _remotes(repo, context))
-    # Plumbing, not `git diff`: the porcelain refreshes and rewrites .git/index, which could
-    # race the job's own git commands; diff-index only reads (and ignores diff.* config).
-    # Streamed: a large binary change is hashed as it arrives, never held whole.
-    patch = _stream(root, context, "diff-index", "-p", "HEAD", *_STABLE_DIFF, keep=PATCH_MAX_BYTES)
-    patch_ok = patch.returncode == 0 and not patch.timed_out
-    if not patch_ok:
-        unknown["diff_sha256"] = unknown["diff_bytes"] = _stream_problem(
-            patch, "git diff-index", "patch"
-        )
+    # The untracked names are read beside the rest; the patch, the slowest read (git stats
+    # every tracked file for it), needs the configuration first, to switch its filters off.
+    untracked_names = _in_background(lambda: _untracked(tree, context))
+    config, config_problem = _repository_config(tree, context)
+    submodules = _submodules(tree, root, context, unknown)
+    submodule_drivers = _submodule_drivers(root, context, submodules, unknown)
+    patch = _patch(tree, context, config, config_problem, submodule_drivers, unknown)
     untracked, problem = untracked_names()
     if problem is not None:
         unknown["untracked_count"] = unknown["untracked_digest"] = problem
     untracked_digest = _untracked_digest(root, untracked, unknown) if untracked else None
-    submodules = _submodules(repo, root, context, unknown)
-    remotes, problem = remote_list()
-    if problem is not None:
-        unknown["remotes"] = problem
+    remotes = _remotes(config, context)
+    if config_problem is not None:
+        unknown["remotes"] = config_problem
 
     return CodeSection(
         repo_root=str(root),
         commit=commit,
         branch=branch,
         detached=detached,
-        dirty=(bool(patch.size) or bool(untracked)) if patch_ok and untracked is not None else None,
-        diff_sha256=patch.sha256 if patch_ok and patch.size else None,
-        diff_bytes=patch.size if patch_ok else None,
-        patch=_patch_text(patch, context, unknown) if patch_ok and patch.size else None,
+        dirty=(bool(patch.size) or bool(untracked))
+        if patch is not None and untracked is not None
+        else None,
+        diff_sha256=patch.sha256 if patch is not None and patch.size else None,
+        diff_bytes=patch.size if patch is not None else None,
+        patch=_patch_text(patch, context, unknown) if patch is not None and patch.size else None,
         untracked_count=len(untracked) if untracked is not None else None,
         untracked_digest=untracked_digest,
-        submodules=sorted(submodules, key=lambda s: s.path),
+        submodules=sorted(submodules or [], key=lambda s: s.path),
         remotes=sorted(remotes, key=lambda r: (r.name, r.url)),
         unknown=unknown,
     )
+
+
+def _repository_config(
+    tree: git_cli.Git, context: CaptureContext
+) -> tuple[git_cli.RepositoryConfig | None, str | None]:
+    """The configuration's remotes and driver names; or None and why it could not be read.
+
+    `git config` runs nothing the configuration names, so it is safe to read first.
+    """
+    args = ("config", "--list", "--show-scope", "-z")
+    listing = _stream(tree, context, *args, keep=CONFIG_MAX_BYTES, max_bytes=CONFIG_MAX_BYTES)
+    scoped = True
+    if listing.returncode == _USAGE_ERROR and not listing.timed_out:
+        # Without scopes every driver counts as the repository's: all are switched off.
+        listing = _stream(
+            tree, context, *args[:2], "-z", keep=CONFIG_MAX_BYTES, max_bytes=CONFIG_MAX_BYTES
+        )
+        scoped = False
+    if listing.returncode == 0 and listing.complete:
+        return git_cli.parse_config_listing(listing.head, scoped=scoped), None
+    return None, _stream_problem(listing, "git config", "configuration", CONFIG_MAX_BYTES)
+
+
+def _submodule_drivers(
+    root: Path, context: CaptureContext, submodules: list[Submodule] | None, unknown: dict[str, str]
+) -> tuple[str, ...] | None:
+    """The `-c` settings that switch off the drivers of every checked-out submodule, or None
+    when not all are known (then the patch does not look inside submodules).
+
+    To see whether a submodule has changes, diff-index runs `git status` in it, under the
+    submodule's own configuration; the settings reach that git. A nested repository that
+    `submodule status` does not list (no .gitmodules entry) is never looked inside.
+    """
+    if submodules is None:  # none listed, or the list unreadable
+        if "submodules" in unknown:
+            unknown["submodules"] += "; changes inside submodules not read"
+        return None
+    checked_out = [s.path for s in submodules if s.state != "uninitialized"]
+    reads = {
+        path: _in_background(
+            partial(_repository_config, git_cli.Git.searching(root / path), context)
+        )
+        for path in checked_out
+    }
+    settings: list[str] = []
+    for path, read in reads.items():
+        config, problem = read()
+        if config is not None and config.unsafe_driver is not None:
+            problem = f"it defines {config.unsafe_driver}, which git cannot skip"
+        if config is None or problem is not None:
+            unknown["submodules"] = f"changes inside submodule {path} not read: {problem}"
+            return None
+        settings += config.neutral_drivers
+    return tuple(settings)
+
+
+def _patch(
+    tree: git_cli.Git,
+    context: CaptureContext,
+    config: git_cli.RepositoryConfig | None,
+    config_problem: str | None,
+    submodule_drivers: tuple[str, ...] | None,
+    unknown: dict[str, str],
+) -> Streamed | None:
+    """The dirty-tree patch against HEAD, streamed; None (and why, in `unknown`) when it could
+    not be read whole, or not without running a program the repository names."""
+    if config is None or config.unsafe_driver is not None:
+        why = (
+            f"the filters the repository names are unknown ({config_problem})"
+            if config is None
+            else f"the repository defines {config.unsafe_driver}, which git cannot skip"
+        )
+        unknown["diff_sha256"] = unknown["diff_bytes"] = f"patch not read: {why}"
+        return None
+    drivers = config.neutral_drivers + (submodule_drivers or ())
+    # A submodule whose drivers are unknown is compared by commit only.
+    inside = () if submodule_drivers is not None else ("--ignore-submodules=dirty",)
+    # Plumbing, not `git diff`: the porcelain refreshes and rewrites .git/index, which could
+    # race the job's own git commands; diff-index only reads (and ignores diff.* config).
+    # Streamed: a large binary change is hashed as it arrives, never held whole.
+    patch = _stream(
+        tree,
+        context,
+        "diff-index",
+        "-p",
+        "HEAD",
+        *_STABLE_DIFF,
+        *inside,
+        keep=PATCH_MAX_BYTES,
+        max_bytes=PATCH_DIGEST_MAX_BYTES,
+        config=drivers,
+    )
+    if patch.returncode == 0 and not patch.timed_out and not patch.capped:
+        return patch
+    unknown["diff_sha256"] = unknown["diff_bytes"] = _stream_problem(
+        patch, "git diff-index", "patch", PATCH_DIGEST_MAX_BYTES
+    )
+    return None
 
 
 T = TypeVar("T")
@@ -174,63 +282,88 @@ def _in_background(task: Callable[[], T]) -> Callable[[], T]:
     return result
 
 
-def _untracked(root: Path, context: CaptureContext) -> tuple[list[str] | None, str | None]:
+def _untracked(tree: git_cli.Git, context: CaptureContext) -> tuple[list[str] | None, str | None]:
     """Untracked, non-ignored file names, sorted; or None and why they could not be read."""
     names = _stream(
-        root,
+        tree,
         context,
         "ls-files",
         "--others",
         "--exclude-standard",
         "-z",
         keep=UNTRACKED_LIST_MAX_BYTES,
+        max_bytes=UNTRACKED_LIST_MAX_BYTES,
     )
     if names.complete and names.returncode == 0 and not names.timed_out:
         return sorted(os.fsdecode(p) for p in names.head.split(b"\0") if p), None
-    return None, _stream_problem(names, "git ls-files", "untracked file names")
-
-
-def _submodules(
-    repo: Any, root: Path, context: CaptureContext, unknown: dict[str, str]
-) -> list[Submodule]:
-    if not (root / ".gitmodules").exists():
-        return []
-    try:
-        status: str = _git(repo, context, "submodule", "status", "--recursive")
-    except git.GitCommandError as exc:
-        unknown["submodules"] = f"git submodule status failed: {_first_line(exc.stderr)}"
-        return []
-    return _parse_submodules(status)
-
-
-def _remotes(repo: Any, context: CaptureContext) -> tuple[list[Remote], str | None]:
-    """The remotes with credentials removed; or what is known and why the rest is not."""
-    try:
-        listing: str = _git(repo, context, "config", "--get-regexp", r"^remote\..*\.url$")
-    except git.GitCommandError as exc:
-        if exc.status == 1:  # 1 means "no remotes configured"
-            return [], None
-        return [], f"git config failed: {_first_line(exc.stderr)}"
-    remotes = []
-    for line in listing.splitlines():
-        key, _, url = line.partition(" ")
-        name = key[len("remote.") : -len(".url")]
-        remotes.append(Remote(name=name, url=context.redactor.redact_url(url.strip())))
-    return remotes, None
-
-
-def _stream(root: Path, context: CaptureContext, *args: str, keep: int) -> Streamed:
-    return run_streamed(
-        ["git", *args], cwd=root, timeout_s=_git_call_limit(context), keep=keep, env=None
+    return None, _stream_problem(
+        names, "git ls-files", "untracked file names", UNTRACKED_LIST_MAX_BYTES
     )
 
 
-def _stream_problem(result: Streamed, command: str, what: str) -> str:
+def _submodules(
+    tree: git_cli.Git, root: Path, context: CaptureContext, unknown: dict[str, str]
+) -> list[Submodule] | None:
+    """The submodules, nested ones too; None when they could not be read (`unknown` says why).
+
+    `submodule status` runs no filter: it compares commits only, and the neutral settings
+    reach the git it starts in each submodule. Without .gitmodules there are none to list.
+    """
+    if not (root / ".gitmodules").exists():
+        return None
+    status = _stream(
+        tree,
+        context,
+        "submodule",
+        "status",
+        "--recursive",
+        keep=SUBMODULE_STATUS_MAX_BYTES,
+        max_bytes=SUBMODULE_STATUS_MAX_BYTES,
+    )
+    if status.returncode != 0 or not status.complete or status.timed_out:
+        unknown["submodules"] = _stream_problem(
+            status, "git submodule status", "submodule status", SUBMODULE_STATUS_MAX_BYTES
+        )
+        return None
+    return _parse_submodules(os.fsdecode(status.head))
+
+
+def _remotes(config: git_cli.RepositoryConfig | None, context: CaptureContext) -> list[Remote]:
+    """The remotes with credentials removed."""
+    urls = config.remote_urls if config is not None else []
+    return [Remote(name=name, url=context.redactor.redact_url(url.strip())) for name, url in urls]
+
+
+def _stream(
+    tree: git_cli.Git,
+    context: CaptureContext,
+    *args: str,
+    keep: int,
+    max_bytes: int,
+    config: tuple[str, ...] = (),
+) -> Streamed:
+    """`git ARGS` in the work tree, its configuration's programs off, output capped."""
+    return run_streamed(
+        git_cli.git_command(*args, config=config),
+        cwd=tree.cwd,
+        env=tree.env,
+        timeout_s=_git_call_limit(context),
+        keep=keep,
+        max_bytes=max_bytes,
+    )
+
+
+def _stream_problem(result: Streamed, command: str, what: str, cap: int) -> str:
     if result.timed_out:
         return f"{command} did not finish in time"
-    if result.returncode != 0:
-        return f"{command} failed: {_first_line(result.stderr)}"
-    return f"more than {len(result.head) // (1024 * 1024)} MiB of {what}; not read"
+    if result.capped or (result.returncode == 0 and not result.complete):
+        return f"more than {_in_units(cap)} of {what}; not read"
+    return f"{command} failed: {_first_line(result.stderr)}"
+
+
+def _in_units(size: int) -> str:
+    gib, mib = size / 1024**3, size / 1024**2
+    return f"{gib:g} GiB" if gib >= 1 else f"{mib:g} MiB"
 
 
 def _patch_text(patch: Streamed, context: CaptureContext, unknown: dict[str, str]) -> str | None:
