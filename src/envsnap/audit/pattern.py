@@ -291,7 +291,10 @@ class SafePattern:
         self.text = text
         self._nfa = nfa = _Nfa(text)
         self._start = nfa.branches(branches, nfa.add(_MATCH))
-        self._next: dict[tuple[frozenset[int], str], tuple[frozenset[int], bool]] = {}
+        # DFA transitions met so far: (states, character, whether `$` holds after it).
+        self._next: dict[tuple[frozenset[int], str, bool], tuple[frozenset[int], bool]] = {}
+        # Where a search begins, for a value with more characters to come and for an empty one.
+        self._first = {end: self._closure((), begin=True, end=end) for end in (False, True)}
         # With every branch anchored at the start, nothing can begin after the first character.
         self._anchored = self._closure((), begin=False, end=True) == (frozenset(), False)
 
@@ -330,22 +333,19 @@ class SafePattern:
         """True when the pattern matches somewhere in `value`."""
         # `$` holds at the end, and before a final newline.
         end_from = len(value) - 1 if value.endswith("\n") else len(value)
-        states, matched = self._closure((), begin=True, end=end_from <= 0)
+        states, matched = self._first[end_from <= 0]
         cache = self._next
         for index, char in enumerate(value, 1):
             if matched:
                 return True
             if not states and self._anchored:
                 return False
-            if index >= end_from:
-                states, matched = self._step(states, char, end=True)
-                continue
-            key = (states, char)
+            key = (states, char, index >= end_from)
             step = cache.get(key)
             if step is None:
                 if len(cache) >= _CACHE_LIMIT:
                     cache.clear()
-                step = cache[key] = self._step(states, char, end=False)
+                step = cache[key] = self._step(states, char, end=key[2])
             states, matched = step
             if not index % _CHECK_EVERY:
                 deadline.check()
