@@ -71,6 +71,18 @@ def truncation_marker(limit: int = MAX_VALUE_CHARS) -> str:
     return f"…[truncated at {limit} characters]"
 
 
+def truncated_strings(value: Any, limit: int = MAX_VALUE_CHARS) -> Any:
+    """`value` (parsed JSON, nesting already bounded) with every string and key cut at `limit`:
+    whatever field a value reaches later (redaction, the manifest), it is no longer than that."""
+    if isinstance(value, str):
+        return truncated(value, limit)
+    if isinstance(value, list):
+        return [truncated_strings(item, limit) for item in value]
+    if isinstance(value, dict):
+        return {truncated(k, limit): truncated_strings(v, limit) for k, v in value.items()}
+    return value
+
+
 def truncated_argv(argv: list[str], limit: int = MAX_VALUE_CHARS) -> list[str]:
     """argv cut to `limit` characters in all; the last entry kept carries the marker."""
     kept: list[str] = []

@@ -21,7 +21,7 @@ from envsnap.capturing.redact import Redactor
 from envsnap.errors import ManifestError
 from envsnap.files.reader import MAX_INT_DIGITS, parse_json
 from envsnap.interop.importers.base import Imported, Source, decode_text
-from envsnap.interop.importers.bounds import NOT_READ, RunFolder, truncated_argv
+from envsnap.interop.importers.bounds import NOT_READ, RunFolder, truncated_argv, truncated_strings
 from envsnap.interop.importers.devices import complete, first_devices, from_name
 from envsnap.interop.importers.platform import parse_platform
 from envsnap.interop.importers.requirements import parse_requirements
@@ -98,6 +98,7 @@ def read_source(path: Path) -> tuple[Source, dict[str, Any], RunFolder]:
             f"{meta_path}: not a W&B wandb-metadata.json (none of its fields such as "
             "'python', 'os', 'startedAt', 'git' are present)"
         )
+    document = truncated_strings(document)
     beside = relative.rpartition("/")[0]
     listed = folder.entries(beside)
     for companion, kind in ((REQUIREMENTS, "a requirements.txt"), (DIFF, "a W&B diff.patch")):
