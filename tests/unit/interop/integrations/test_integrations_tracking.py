@@ -38,6 +38,9 @@ def test_mlflow_logs_the_manifest_artifact_and_tags(
     assert load(local).digest == manifest.digest
 
 
+# wandb.init dumps wandb's own settings model, which warns under pydantic 2.6 (a tuple in a
+# list field; measured with wandb 0.21 to 0.23): wandb's warning, at floors both allow.
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
 def test_wandb_offline_logs_config_and_artifact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
