@@ -23,6 +23,7 @@ from envsnap.cli.options import (
 )
 
 if TYPE_CHECKING:
+    from envsnap.audit.database import Database
     from envsnap.audit.results import AuditResult
     from envsnap.diff.report import Severity, Target
 
@@ -30,16 +31,16 @@ if TYPE_CHECKING:
 def _results(
     paths: tuple[str, ...],
     db: str | None,
+    database: Database,
     target: Target,
     ignore: tuple[str, ...],
     jobs: int | None,
 ) -> Iterator[AuditResult]:
-    from envsnap.audit.database import load
     from envsnap.audit.many import audit_many
     from envsnap.audit.sources import audit_path, expand
 
     if len(paths) == 1 and not os.path.isdir(paths[0]):
-        yield audit_path(paths[0], load(db), target, ignore)  # bad input: one line, exit 2
+        yield audit_path(paths[0], database, target, ignore)  # bad input: one line, exit 2
         return
     yield from audit_many(expand(paths), db_dir=db, target=target, ignore=ignore, jobs=jobs)
 
@@ -91,7 +92,7 @@ def audit(
         state = {"failed": False, "errors": 0}
 
         def tracked() -> Iterator[AuditResult]:
-            for result in _results(paths, db, chosen, ignore, jobs):
+            for result in _results(paths, db, database, chosen, ignore, jobs):
                 if result.error:
                     state["errors"] += 1
                     click.echo(f"envsnap: error: {' '.join(result.error.split())}", err=True)
