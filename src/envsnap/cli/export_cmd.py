@@ -20,10 +20,15 @@ def export() -> None:
 @output_option()
 def export_cyclonedx(manifest: str, output: str | None) -> int:
     """CycloneDX 1.6 JSON: packages, GPU, driver, data and run settings."""
-    from envsnap.interop.export.cyclonedx import to_cyclonedx_json
-    from envsnap.manifest.model import load
+    from envsnap.interop.export.cyclonedx import cyclonedx_pieces
+    from envsnap.manifest.lean import load_lean
 
-    emit(to_cyclonedx_json(load(manifest)), output)
+    pieces = cyclonedx_pieces(load_lean(manifest))
+    if output and output != "-":
+        emit("".join(pieces), output)
+    else:  # written as it is made: 200k packages are never one text and its encoded copy
+        for piece in pieces:
+            click.echo(piece, nl=False)
     return 0
 
 
@@ -36,9 +41,9 @@ def export_requirements(manifest: str, output: str | None) -> int:
     Archives installed from a URL keep their recorded hash; editable, local-directory and
     unrecoverable installs are listed as comments that say why."""
     from envsnap.interop.export.requirements import to_requirements
-    from envsnap.manifest.model import load
+    from envsnap.manifest.lean import load_lean
 
-    emit(to_requirements(load(manifest)), output)
+    emit(to_requirements(load_lean(manifest)), output)
     return 0
 
 
@@ -49,9 +54,9 @@ def export_conda(manifest: str, output: str | None) -> int:
     """environment.yml (conda env create -f) with the recorded conda packages, their channels
     where known, and every other distribution under pip."""
     from envsnap.interop.export.conda import to_environment_yml
-    from envsnap.manifest.model import load
+    from envsnap.manifest.lean import load_lean
 
-    emit(to_environment_yml(load(manifest)), output)
+    emit(to_environment_yml(load_lean(manifest)), output)
     return 0
 
 

@@ -34,21 +34,22 @@ def show(file: str, sections: list[str], packages: bool, fmt: str) -> int:
             f"no section {', '.join(unknown)}; sections: {', '.join(SECTION_MODELS)}",
             param_hint="'--section'",
         )
-    manifest = load(file)
     if fmt == "markdown":
         from envsnap.render.bug_report import render_bug_report
 
-        click.echo(render_bug_report(manifest, sections), nl=False)
+        click.echo(render_bug_report(load(file), sections), nl=False)
     elif fmt == "json":
         from envsnap.manifest.canonical import pretty_text
 
-        document = manifest.to_document()
+        document = load(file).to_document()
         chosen = sections or [name for name in SECTION_MODELS if document.get(name) is not None]
         click.echo(pretty_text({name: document.get(name) for name in chosen}), nl=False)
     else:
+        from envsnap.manifest.lean import load_lean
         from envsnap.render.summary import render_summary
 
-        text = render_summary(manifest, color=None, sections=sections, packages=packages)
+        # No model per package: the summary counts them, --packages lists the entries.
+        text = render_summary(load_lean(file), color=None, sections=sections, packages=packages)
         click.echo(text, nl=False)
     return 0
 
@@ -69,13 +70,13 @@ def verify(file: str, key_path: str | None, signature_path: str | None) -> int:
 
     With --key, also check that its signature was made with that key over this content.
     """
-    from envsnap.manifest.model import manifest_from_document, read_document
+    from envsnap.manifest.model import check_document, read_document
     from envsnap.manifest.sealed import verify_document
 
     if signature_path is not None and key_path is None:
         raise click.UsageError("--signature needs --key PUBLIC_KEY to be checked")
     document = read_document(file, check_digest=False)
-    manifest_from_document(document, file)
+    check_document(document, file)  # as strict as the model, without one object per package
     signature = None
     if key_path is not None:
         from envsnap.interop.signing import read_signature

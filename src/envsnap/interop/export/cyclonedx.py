@@ -11,12 +11,15 @@ run are the BOM's `vulnerabilities` (see envsnap/audit/cyclonedx.py).
 
 from __future__ import annotations
 
+import json
 import re
+import textwrap
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from envsnap.errors import EnvsnapError
+from envsnap.manifest.lean import LeanManifest, as_lean
 from envsnap.manifest.model import Manifest
 
 # Sections whose scalar values are recorded as BOM properties.
@@ -62,15 +65,16 @@ def _sha256_hex(digest: str | None) -> str | None:
     return value if re.fullmatch(r"[0-9a-fA-F]{64}", value) else None
 
 
-def build_bom(manifest: Manifest) -> Any:
-    """The cyclonedx `Bom` object for a manifest."""
+def build_bom(manifest: Manifest | LeanManifest) -> Any:
+    """The cyclonedx `Bom` of a manifest, less its installed packages: `to_cyclonedx_json`
+    writes those itself (see `_with_packages`)."""
     _require()
     from cyclonedx.model.bom import Bom
     from cyclonedx.model.component import Component, ComponentType
 
-    document = manifest.to_document()
+    lean = as_lean(manifest)
+    document = lean.document
     components = [
-        *_package_components(document.get("packages") or {}),
         *_gpu_components(document.get("gpu") or {}),
         *_stack_components(document.get("cuda_stack") or {}),
         *_os_components(document.get("system") or {}),
@@ -79,20 +83,18 @@ def build_bom(manifest: Manifest) -> Any:
     code = document.get("code") or {}
     root = Component(
         type=ComponentType.APPLICATION,
-        name=manifest.run.label or "training-run",
+        name=lean.manifest.run.label or "training-run",
         version=(code.get("commit") or "")[:12] or None,
         bom_ref="run",
     )
-    bom = Bom(
-        serial_number=uuid.uuid5(_SERIAL_NAMESPACE, manifest.digest or manifest.compute_digest()),
-        components=components,
-    )
+    bom = Bom(serial_number=uuid.uuid5(_SERIAL_NAMESPACE, lean.digest()), components=components)
     bom.metadata.component = root
     # The run depends on everything it recorded; this also completes the dependency graph.
     bom.register_dependency(root, components)
-    bom.metadata.timestamp = manifest.created_at
-    _add_advisories(bom, document, {str(c.bom_ref) for c in components}, str(root.bom_ref))
-    for prop in _props(iter(_run_settings(manifest, document))):
+    bom.metadata.timestamp = lean.manifest.created_at
+    refs = {str(c.bom_ref) for c in components} | {_PACKAGE_REF + key for key in lean.installed}
+    _add_advisories(bom, document, refs, str(root.bom_ref))
+    for prop in _props(iter(_run_settings(lean, document))):
         bom.metadata.properties.add(prop)
     return bom
 
@@ -103,25 +105,122 @@ def _props(pairs: Iterator[tuple[str, str]]) -> list[Any]:
     return [Property(name=_PROPERTY_PREFIX + key, value=value) for key, value in pairs]
 
 
-def _package_components(packages: dict[str, Any]) -> list[Any]:
-    from cyclonedx.model.component import Component, ComponentType
+# --- installed packages, written without the library --------------------------------------
+#
+# cyclonedx-python-lib builds, sorts and serialises a model object per component: about
+# 0.7 ms each, so 200k packages took minutes and gigabytes. A package is a `library`
+# component of five fields; its JSON is written here as the library writes it (same keys,
+# order, escaping and indentation; a test compares the two), and merged into the library's
+# output in the library's component order.
+
+_PACKAGE_REF = "pkg:"
+# Names and versions that package-url leaves as they are (lowercase, no `_`, only characters
+# percent-encoding keeps); anything else goes through packageurl itself.
+_PLAIN_NAME = re.compile(r"[a-z0-9.-]+")
+_PLAIN_VERSION = re.compile(r"[A-Za-z0-9._~-]+")
+_TEXT = json.encoder.encode_basestring_ascii  # what json.dumps writes for a string
+
+
+def _purl(name: str, version: str | None) -> str:
+    if _PLAIN_NAME.fullmatch(name) and (version is None or _PLAIN_VERSION.fullmatch(version)):
+        return f"pkg:pypi/{name}" + (f"@{version}" if version else "")
     from packageurl import PackageURL
 
-    return [
-        Component(
-            type=ComponentType.LIBRARY,
-            name=key,
-            version=package["version"],
-            bom_ref=f"pkg:{key}",
-            purl=PackageURL(type="pypi", name=key, version=package["version"]),
-            properties=_props(
-                iter(
-                    [(k, str(v)) for k, v in package.items() if k in ("source", "installer") and v]
-                )
-            ),
+    return str(PackageURL(type="pypi", name=name, version=version).to_string())
+
+
+def _package_text(key: str, package: Mapping[str, Any]) -> str:
+    """One package's component, as the library writes it at depth two of the BOM."""
+    version = package.get("version")
+    fields = [f'"bom-ref": {_TEXT(_PACKAGE_REF + key)}', f'"name": {_TEXT(key)}']
+    props = sorted(
+        (_PROPERTY_PREFIX + k, str(v))
+        for k, v in package.items()
+        if k in ("source", "installer") and v
+    )
+    if props:
+        items = ",\n".join(
+            f'        {{\n          "name": {_TEXT(n)},\n          "value": {_TEXT(v)}\n        }}'
+            for n, v in props
         )
-        for key, package in sorted((packages.get("installed") or {}).items())
+        fields.append(f'"properties": [\n{items}\n      ]')
+    fields += [f'"purl": {_TEXT(_purl(key, version))}', '"type": "library"']
+    if version is not None:
+        fields.append(f'"version": {_TEXT(version)}')
+    return "    {\n      " + ",\n      ".join(fields) + "\n    }"
+
+
+def _library_order(component: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The library's component order (type, name, version with none last, bom-ref): its
+    other keys never decide here, bom-refs being unique."""
+    version = component.get("version")
+    return (
+        component["type"],
+        component.get("name", ""),
+        version is None,
+        version or "",
+        component.get("bom-ref", ""),
+    )
+
+
+def _with_packages(
+    bom: dict[str, Any], installed: Mapping[str, Mapping[str, Any]]
+) -> Iterator[str]:
+    """The JSON text of the library's BOM document with the packages added (as components,
+    in the run's dependencies, as entries of the dependency graph), in pieces: each package's
+    text is made when it is written, never all of them at once."""
+    components = bom.get("components", [])
+    order: list[tuple[tuple[Any, ...], int | str]] = [
+        (_library_order(c), index) for index, c in enumerate(components)
     ]
+    order += [
+        (("library", key, entry.get("version") is None, entry.get("version") or "", ref), key)
+        for key, entry in installed.items()
+        for ref in (_PACKAGE_REF + key,)
+    ]
+    order.sort(key=lambda item: item[0])
+    refs = sorted(_PACKAGE_REF + key for key in installed)
+    graph = {entry["ref"]: entry.get("dependsOn") for entry in bom.get("dependencies", [])}
+    if refs:
+        graph["run"] = sorted([*(graph.get("run") or ()), *refs])
+        graph.update((ref, None) for ref in refs)
+    # Both lists are slots in the library's document (they sort first among its keys), named
+    # by a token chosen now: no value read from the manifest can spell it in advance.
+    slot = f"slot-{uuid.uuid4().hex}"
+    lists = {
+        "components": (
+            _indented(components[at], 4)
+            if isinstance(at, int)
+            else _package_text(at, installed[at])
+            for _, at in order
+        ),
+        "dependencies": (_dependency_text(ref, graph[ref]) for ref in sorted(graph)),
+    }
+    present = [key for key, size in (("components", order), ("dependencies", graph)) if size]
+    document = {
+        **{key: f"{slot}-{key}" for key in present},
+        **{key: value for key, value in bom.items() if key not in present},
+    }
+    text = json.dumps(document, indent=2)
+    for key in present:
+        head, _, text = text.partition(_TEXT(f"{slot}-{key}"))
+        yield head + "[\n"
+        for position, piece in enumerate(lists[key]):
+            yield (",\n" if position else "") + piece
+        yield "\n  ]"
+    yield text + "\n"
+
+
+def _indented(value: Any, depth: int) -> str:
+    """`value` as json.dumps(indent=2) writes it `depth` spaces deep."""
+    return textwrap.indent(json.dumps(value, indent=2), " " * depth)
+
+
+def _dependency_text(ref: str, depends: list[str] | None) -> str:
+    if not depends:
+        return f'    {{\n      "ref": {_TEXT(ref)}\n    }}'
+    items = ",\n".join(f"        {_TEXT(d)}" for d in depends)
+    return f'    {{\n      "dependsOn": [\n{items}\n      ],\n      "ref": {_TEXT(ref)}\n    }}'
 
 
 def _gpu_components(gpu: dict[str, Any]) -> list[Any]:
@@ -223,11 +322,11 @@ def _data_components(data: dict[str, Any]) -> list[Any]:
     return components
 
 
-def _run_settings(manifest: Manifest, document: dict[str, Any]) -> list[tuple[str, str]]:
+def _run_settings(lean: LeanManifest, document: dict[str, Any]) -> list[tuple[str, str]]:
     """The run's own facts as BOM metadata properties: digest, code state, result settings."""
     settings: list[tuple[str, str]] = [
-        ("digest", manifest.digest or ""),
-        ("schema_version", manifest.schema_version),
+        ("digest", lean.manifest.digest or ""),
+        ("schema_version", lean.manifest.schema_version),
     ]
     code = document.get("code") or {}
     for key in ("commit", "branch", "dirty", "diff_sha256"):
@@ -250,13 +349,19 @@ def _add_advisories(bom: Any, document: dict[str, Any], refs: set[str], root: st
         bom.vulnerabilities.add(vulnerability)
 
 
-def to_cyclonedx_json(manifest: Manifest) -> str:
+def to_cyclonedx_json(manifest: Manifest | LeanManifest) -> str:
     """Serialise a manifest as CycloneDX 1.6 JSON text."""
+    return "".join(cyclonedx_pieces(manifest))
+
+
+def cyclonedx_pieces(manifest: Manifest | LeanManifest) -> Iterator[str]:
+    """`to_cyclonedx_json`'s text in pieces, for writing as they are made."""
     from cyclonedx.output import make_outputter
     from cyclonedx.schema import OutputFormat, SchemaVersion
 
-    outputter = make_outputter(build_bom(manifest), OutputFormat.JSON, SchemaVersion.V1_6)
-    return str(outputter.output_as_string(indent=2)) + "\n"
+    lean = as_lean(manifest)
+    outputter = make_outputter(build_bom(lean), OutputFormat.JSON, SchemaVersion.V1_6)
+    return _with_packages(json.loads(outputter.output_as_string()), lean.installed)
 
 
 def validate_cyclonedx_json(text: str) -> str | None:

@@ -17,11 +17,13 @@ file, so the export refuses it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
 
 from packaging.utils import canonicalize_name
 
 from envsnap.errors import ManifestError
+from envsnap.manifest.lean import LeanManifest, as_lean
 from envsnap.manifest.model import Manifest
 from envsnap.manifest.sections.packages import Package
 from envsnap.render.escape import terminal_text
@@ -40,87 +42,107 @@ _TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "triton", "pyto
 _TORCH_LOCAL_TAG = re.compile(r"\+(cpu|cu\d+|rocm[\d.]+|xpu)$")
 
 
-def _well_formed(package: Package) -> bool:
-    version = package.version or ""
-    return bool(_NAME.fullmatch(package.name) and _VERSION.fullmatch(version))
+# A distribution as a model, or as the plain entry a lean read keeps (the same fields).
+AnyPackage = Package | Mapping[str, Any]
 
 
-def _direct_reference(package: Package) -> str | None:
+def _fields(package: AnyPackage) -> Mapping[str, Any]:
+    return package.__dict__ if isinstance(package, Package) else package
+
+
+def _well_formed(name: str, version: str | None) -> bool:
+    return bool(_NAME.fullmatch(name) and _VERSION.fullmatch(version or ""))
+
+
+def _direct_reference(package: Mapping[str, Any]) -> str | None:
     """`name @ url` for a VCS or archive install pip can fetch again; None when it cannot."""
-    url = package.url or ""
+    url = package.get("url") or ""
     if not _URL.fullmatch(url):
         return None
-    if package.source == "vcs":
-        if package.vcs not in _VCS or not package.commit or not package.commit.isalnum():
+    if package.get("source") == "vcs":
+        commit = package.get("commit")
+        if package.get("vcs") not in _VCS or not commit or not commit.isalnum():
             return None
-        return f"{package.name} @ {package.vcs}+{url}@{package.commit}"
+        return f"{package['name']} @ {package['vcs']}+{url}@{commit}"
     hashes = [
         f"{algorithm}={value}"
-        for algorithm, value in sorted(package.hashes.items())
+        for algorithm, value in sorted((package.get("hashes") or {}).items())
         if algorithm in ("sha256", "sha384", "sha512") and value.isalnum()
     ]
     fragment = f"#{hashes[-1]}" if hashes and "#" not in url else ""
-    return f"{package.name} @ {url}{fragment}"
+    return f"{package['name']} @ {url}{fragment}"
 
 
-def requirement_line(package: Package, checkout: str | None = None) -> str:
+def requirement_line(package: AnyPackage, checkout: str | None = None) -> str:
     """The line for one distribution: a pin, a direct reference, or a comment saying why not.
 
     `checkout` describes the captured repository, for an editable install of it."""
-    shown = terminal_text(f"{package.name}=={package.version or '?'}")
-    if not _well_formed(package):
+    fields = _fields(package)
+    name, version, source = fields["name"], fields.get("version"), fields.get("source")
+    if source in (None, "index") and _well_formed(name, version):
+        note = "  # installed by conda" if fields.get("installer") == "conda" else ""
+        return f"{name}=={version}{note}"
+    shown = terminal_text(f"{name}=={version or '?'}")
+    if not _well_formed(name, version):
         return f"# {shown}: name or version is not well-formed; left out"
-    where = terminal_text(package.url or "an unrecorded place")
-    if package.source == "editable":
+    where = terminal_text(fields.get("url") or "an unrecorded place")
+    if source == "editable":
         state = f" ({terminal_text(checkout)})" if checkout else ""
         return f"# {shown}: editable install from {where}{state}; install it with pip -e"
-    if package.source == "local":
+    if source == "local":
         return f"# {shown}: installed from the local directory {where}; not on an index"
-    if package.source in ("vcs", "url"):
-        reference = _direct_reference(package)
-        if reference is None:
-            return f"# {shown}: {package.source} install from {where} cannot be fetched again"
-        return reference
-    note = f"  # installed by {package.installer}" if package.installer == "conda" else ""
-    return f"{package.name}=={package.version}{note}"
+    reference = _direct_reference(fields)
+    if reference is None:
+        return f"# {shown}: {source} install from {where} cannot be fetched again"
+    return reference
 
 
-def distinct_packages(packages: Iterable[Package]) -> list[Package]:
+PackageT = TypeVar("PackageT", Package, Mapping[str, Any])
+
+
+def distinct_packages(packages: Iterable[PackageT]) -> list[PackageT]:
     """Each recorded distribution once, in the manifest's order.
 
     Raises ManifestError when two entries of one normalized name would be pinned differently."""
-    kept: dict[str, tuple[Package, str]] = {}
+    kept: dict[str, tuple[PackageT, str]] = {}
     for package in packages:
-        name = canonicalize_name(package.name)
-        line = requirement_line(package.model_copy(update={"name": name}))
+        fields = _fields(package)
+        name = canonicalize_name(fields["name"])
+        line = requirement_line(fields if fields["name"] == name else {**fields, "name": name})
         if name not in kept:
             kept[name] = (package, line)
         elif kept[name][1] != line:
-            first = terminal_text(f"{kept[name][0].name}=={kept[name][0].version or '?'}")
-            second = terminal_text(f"{package.name}=={package.version or '?'}")
+            first, second = _fields(kept[name][0]), fields
             raise ManifestError(
-                f"packages.installed records {terminal_text(name)} twice ({first} and {second}): "
+                f"packages.installed records {terminal_text(name)} twice "
+                f"({_pin(first)} and {_pin(second)}): "
                 "one environment holds one of them; remove the other entry"
             )
     return [package for package, _ in kept.values()]
 
 
-def _checkout(manifest: Manifest, package: Package) -> str | None:
+def _pin(fields: Mapping[str, Any]) -> str:
+    return terminal_text(f"{fields['name']}=={fields.get('version') or '?'}")
+
+
+def _checkout(manifest: Manifest, package: Mapping[str, Any]) -> str | None:
     """'the captured repository at commit X' when an editable install is that repository."""
     code = manifest.code
-    if code is None or not code.repo_root or package.url is None:
+    url = package.get("url")
+    if code is None or not code.repo_root or url is None:
         return None
-    if package.url.rstrip("/") != f"file://{code.repo_root}".rstrip("/"):
+    if url.rstrip("/") != f"file://{code.repo_root}".rstrip("/"):
         return None
     state = ", with uncommitted changes" if code.dirty else ""
     return f"the captured repository at commit {code.commit}{state}"
 
 
-def torch_index(packages: list[Package]) -> str | None:
+def torch_index(packages: Iterable[AnyPackage]) -> str | None:
     """The PyTorch index folder the torch family's local tag (+cpu, +cu121...) comes from."""
     for package in packages:
-        if package.name.lower() in _TORCH_FAMILY and package.source in (None, "index"):
-            match = _TORCH_LOCAL_TAG.search(package.version or "")
+        fields = _fields(package)
+        if fields["name"].lower() in _TORCH_FAMILY and fields.get("source") in (None, "index"):
+            match = _TORCH_LOCAL_TAG.search(fields.get("version") or "")
             if match:
                 return _TORCH_INDEX + match.group(1)
     return None
@@ -139,14 +161,15 @@ def header_lines(manifest: Manifest, tool: str) -> list[str]:
     ]
 
 
-def to_requirements(manifest: Manifest) -> str:
+def to_requirements(manifest: Manifest | LeanManifest) -> str:
     """The requirements text; a manifest without a packages section gets an explaining comment."""
-    lines = header_lines(manifest, "pip install -r FILE, in a fresh virtual environment")
-    if manifest.packages is None:
+    lean = as_lean(manifest)
+    lines = header_lines(lean.manifest, "pip install -r FILE, in a fresh virtual environment")
+    if lean.manifest.packages is None:
         return "\n".join([*lines, "# the manifest records no packages section"]) + "\n"
-    packages = distinct_packages(manifest.packages.installed.values())
+    packages = distinct_packages(lean.installed.values())
     index = torch_index(packages)
     if index is not None:
         lines.append(f"--extra-index-url {index}")
-    lines += [requirement_line(package, _checkout(manifest, package)) for package in packages]
+    lines += [requirement_line(package, _checkout(lean.manifest, package)) for package in packages]
     return "\n".join(lines) + "\n"
