@@ -6,7 +6,7 @@ devices refused, each file under the cap of its kind in `BOUNDS`. The record's o
 collect_env report, wandb-metadata.json, the run's meta.yaml) failing that fails the import with
 one line. Any other file is skipped: it is named with the reason in the manifest's
 `imported_from.facts["files_not_read"]`, and the fields it would have filled are unknown with
-that reason. YAML anchors and aliases are refused outright (no MLflow writer emits them).
+that reason. YAML anchors and aliases are refused outright (MLflow's writers emit none).
 """
 
 from __future__ import annotations
@@ -45,9 +45,10 @@ BOUNDS: dict[str, Bound] = {
 # One import reads at most this much in all, and lists at most this many folder entries.
 MAX_IMPORT_BYTES = 32 * MIB
 MAX_IMPORT_ENTRIES = 50_000
-# A requirements list longer than this is skipped: a real environment has a few thousand.
+# A requirements list longer than this is not used: a real environment has a few thousand.
 MAX_REQUIREMENTS = 20_000
-# A tag value or a command line longer than this is cut, with a marker saying how much was cut.
+# A tag value, a command line, a W&B metadata string or a collect_env line longer than this is
+# cut, with a marker saying where.
 MAX_VALUE_CHARS = 64 * 1024
 # GPUs imported from one record (a node has at most a few dozen), and the longest name looked
 # up in the GPU table (product names are under 64 characters; a lookup tries every entry).
