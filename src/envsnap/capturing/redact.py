@@ -178,9 +178,12 @@ _PORT_AND_PATH = re.compile(r"[0-9]{1,5}(?:/.*)?")
 _URL_USERINFO = re.compile(_SCHEME + r"(?P<userinfo>[^/@\s]{1,512})@")
 # A bare user name in a URL (ssh://git@host) is kept; anything else before `@` is redacted.
 _PLAIN_USER = re.compile(r"[a-z_][a-z0-9_.\-]{0,19}")
-# scp-style remotes with a password, user:password@host:path, alone or inside free text.
+# Scheme-less user:password@host, alone or inside free text: scp-style remotes
+# (user:password@host:path) and registry image references (user:password@registry.io/image,
+# as W&B records a Docker image), whose host must then have a dot.
 _SCP_USERINFO = re.compile(
-    r"(?<![\w/:@.\-])(?P<userinfo>[\w.\-]{1,256}:[^@/\s:]{1,1024})@(?=[\w.\-]{1,256}:)"
+    r"(?<![\w/:@.\-])(?P<userinfo>[\w.\-]{1,256}:[^@/\s:]{1,1024})@"
+    r"(?=[\w.\-]{1,256}:|[\w\-]{1,63}(?:\.[\w\-]{1,63}){1,8}/)"
 )
 # Authorization credentials. After `Authorization:` any value is a credential (a Basic token
 # of letters only is still base64 of user:password); elsewhere the value must look random (a

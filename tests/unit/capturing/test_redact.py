@@ -135,6 +135,14 @@ def test_lookalike_names_are_not_secret(name: str) -> None:
             "https://host/r.git?access_token=<redacted>&x=1",
         ),
         ("https://github.com/o/r.git", "https://github.com/o/r.git"),
+        # A registry image reference with credentials, as W&B records a Docker image.
+        ("bob:pw123@registry.example.com/t/img:1.0", "<redacted>@registry.example.com/t/img:1.0"),
+        # An image pinned by digest is no credential; neither is a dot-less a:b@c/d.
+        (
+            "nvcr.io/nvidia/pytorch:24.09-py3@sha256:" + "a" * 64,
+            "nvcr.io/nvidia/pytorch:24.09-py3@sha256:" + "a" * 64,
+        ),
+        ("see a:b@c/d", "see a:b@c/d"),
     ],
 )
 def test_url_credentials(url: str, expected: str) -> None:
