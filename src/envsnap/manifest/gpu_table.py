@@ -131,9 +131,16 @@ def _contained(key: str, name: str) -> bool:
     return re.search(rf"(?<![0-9a-z]){re.escape(key)}(?![0-9a-z])", name) is not None
 
 
+# The longest name a driver prints is under 64 characters; a longer one (a hostile manifest)
+# would cost one search per table entry over its whole length, and denotes no GPU of the table.
+MAX_NAME_CHARS = 256
+
+
 def lookup(name: str) -> tuple[GpuModel, ...]:
     """The table entries a printed GPU name denotes: the exact name or variant, else the
     longest variant the name contains as whole words. Empty when none does."""
+    if len(name) > MAX_NAME_CHARS:
+        return ()
     key = normalize_name(name)
     index = _index()
     if key in index:

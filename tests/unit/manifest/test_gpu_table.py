@@ -44,6 +44,12 @@ def test_unknown_name_is_none() -> None:
     assert gpu_table.cc_for_name("Matrox G200eW") is None
 
 
+def test_a_name_longer_than_any_driver_prints_denotes_no_gpu() -> None:
+    # A hostile manifest's 1 MB name once cost one whole-text search per table entry.
+    assert gpu_table.lookup("NVIDIA H100 " + "x" * gpu_table.MAX_NAME_CHARS) == ()
+    assert gpu_table.lookup("NVIDIA H100 80GB HBM3") != ()
+
+
 def test_every_entry_agrees_with_the_capability_table_and_cites_a_source() -> None:
     entries = gpu_table.models()
     assert len(entries) >= 170
