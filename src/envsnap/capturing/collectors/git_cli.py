@@ -123,6 +123,9 @@ def git_environment(
         env["GIT_DIR"], env["GIT_WORK_TREE"] = str(git_dir), str(work_tree)
     if ceiling is not None:
         env["GIT_CEILING_DIRECTORIES"] = str(ceiling)
+        # The ceiling bounds the search: a mount point between the start and the `.git`
+        # must not end it early and make a sound repository look broken.
+        env["GIT_DISCOVERY_ACROSS_FILESYSTEM"] = "1"
     return env
 
 
