@@ -1,8 +1,9 @@
 """The README's commands run as written and print what the README shows, so it cannot drift.
 
 The Quickstart's first command runs in a copy of this repository (a git repository of its
-own) with a virtual environment of its own; pip is kept offline and installs only the copy, since
-the test environment already holds the dependencies. The tour's commands run one by one in an
+own) and makes and activates the copy's own `.venv`; pip is kept offline and installs only the
+copy, since the test environment already holds the dependencies (the `.venv` the command makes
+is laid beforehand so that it sees them). The tour's commands run one by one in an
 empty directory, after the scripts the tour shows are written there; their output is compared
 with the README's after normalising what changes from run to run (timestamps, digests, the
 version, how many sections this host cannot fill, table column widths). The tour's captures skip the GPU and CUDA-library collectors, so the
@@ -151,10 +152,15 @@ def _tree_state(repo: Path) -> list[str]:
     return [line for line in status.splitlines() if "__pycache__" not in line]
 
 
+VENV_STEP = "python3 -m venv .venv && . .venv/bin/activate && "
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(os.name == "nt", reason="the Quickstart is a POSIX shell command")
-def test_the_quickstart_installs_and_captures_without_touching_the_tree(tmp_path: Path) -> None:
+def test_the_quickstart_installs_into_its_venv_and_captures(tmp_path: Path) -> None:
     first, second = (block.strip() for block in _blocks("Quickstart", "bash"))
+    assert first.startswith(VENV_STEP), "the Quickstart must start with its own venv"
+    assert "pip install -e ." in first
     assert second == "bash .ci/run"
     assert "bash .ci/test" in (REPO_ROOT / ".ci" / "run").read_text()
     copy = _copy_of_the_repository(tmp_path / "copy")
@@ -162,7 +168,12 @@ def test_the_quickstart_installs_and_captures_without_touching_the_tree(tmp_path
     env = _clean_env(tmp_path / "home")
     (tmp_path / "home").mkdir()
     env.pop("PYTHONPATH", None)  # the copy's own install must be the envsnap that runs
-    env["PATH"] = f"{_venv_seeing_this_environment(tmp_path / 'venv')}:{env['PATH']}"
+    # `python3 -m venv .venv` keeps the site-packages of a venv that is already there, so the
+    # one laid here (seeing this environment's packages) becomes the Quickstart's. The python3
+    # found first is this interpreter's, so both venvs have the same site-packages directory.
+    venv = copy / ".venv"
+    _venv_seeing_this_environment(venv)
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
     # Offline: the dependencies are already importable; pip builds and installs only the copy.
     env.update(PIP_NO_INDEX="1", PIP_NO_DEPS="1", PIP_NO_BUILD_ISOLATION="0")
     done = _bash(first, copy, env)
@@ -170,4 +181,8 @@ def test_the_quickstart_installs_and_captures_without_touching_the_tree(tmp_path
     assert "sections" in done.stdout and "code" in done.stdout
     manifests = list((tmp_path / "home").glob("*/run.json"))
     assert len(manifests) == 1, "the manifest goes into a new temporary directory"
-    assert _tree_state(copy) == before, "the Quickstart touched the working tree"
+    python = json.loads(manifests[0].read_text(encoding="utf-8"))["python"]
+    assert python["in_venv"] is True
+    assert Path(python["prefix"]).resolve() == venv.resolve(), "captured outside the .venv"
+    assert (venv / "bin" / "envsnap").is_file(), "envsnap was not installed into the .venv"
+    assert sorted(_tree_state(copy)) == sorted([*before, "!! .venv/"]), "it touched the tree"
