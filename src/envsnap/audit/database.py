@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -28,7 +27,7 @@ from envsnap.audit.conditions import Condition, ConditionError, compile_conditio
 from envsnap.audit.ranges import Range, compile_ranges
 from envsnap.diff.report import Category, Severity, Target
 from envsnap.errors import EnvsnapError
-from envsnap.files.reader import MIB, parse_json, read_input
+from envsnap.files.reader import MIB, entries_inside, parse_json, read_inside
 
 if TYPE_CHECKING:
     from envsnap.audit.scan import Plan
@@ -159,47 +158,49 @@ MAX_DATABASE_BYTES = 16 * 1024 * 1024
 _WHAT = "an advisory file (OSV JSON)"
 
 
-def _inside(path: str, root: str) -> bool:
-    return os.path.commonpath((path, root)) == root
+def _advisory_files(root: str) -> list[str]:
+    """The `*.json` of the folder `root` (resolved), each as a path inside it, by name.
 
-
-def _files(directory: Path) -> list[str]:
-    """The `*.json` entries of a directory, sorted; a link that leaves it is refused."""
-    root = os.path.realpath(directory)
-    files: list[tuple[str, str]] = []  # (name, path to read)
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            if not entry.name.endswith(".json"):
-                continue
-            if len(files) >= MAX_ADVISORY_FILES:
+    A link is read only when it resolves inside the folder, and then as the real file it names:
+    a link out of it could make a database of any file the user can read (/dev/zero, a secret,
+    a pipe). Everything else is read without following a link (`read_inside`).
+    """
+    files: list[str] = []
+    for name, kind in entries_inside(root).items():
+        if not name.endswith(".json"):
+            continue
+        if len(files) == MAX_ADVISORY_FILES:
+            raise EnvsnapError(f"{root}: more than {MAX_ADVISORY_FILES} advisory files; not read")
+        if kind == "link":
+            target = os.path.realpath(os.path.join(root, name))
+            if os.path.commonpath((target, root)) != root or target == root:
                 raise EnvsnapError(
-                    f"{directory}: more than {MAX_ADVISORY_FILES} advisory files; not read"
+                    f"{os.path.join(root, name)}: a link out of the advisory directory; not read"
                 )
-            # Read what a link resolves to, once resolved: a link out of the directory could
-            # make a database of any file the user can read (/dev/zero, a secret, a pipe).
-            target = os.path.realpath(entry.path) if entry.is_symlink() else entry.path
-            if not _inside(os.path.realpath(target), root):
-                raise EnvsnapError(f"{entry.path}: a link out of the advisory directory; not read")
-            files.append((entry.name, target))
-            deadline.check()
-    return [target for _, target in sorted(files)]
+            files.append(os.path.relpath(target, root))
+        else:
+            files.append(name)
+        deadline.check()
+    return files
 
 
 def load_directory(directory: str | os.PathLike[str]) -> Database:
     """Every `*.json` advisory in a directory (`--db DIR`), read through the bounded reader:
     regular files only, each and all of them size-capped, JSON parsed strictly."""
-    path = Path(directory)
-    if not path.is_dir():
+    if not os.path.isdir(directory):
         raise EnvsnapError(f"{directory}: not a directory of advisories")
+    root = os.path.realpath(directory)
     advisories, total = [], 0
-    for file in _files(path):
-        data = read_input(file, _WHAT, max_bytes=MAX_ADVISORY_BYTES)
+    for relative in _advisory_files(root):
+        data = read_inside(root, relative, _WHAT, max_bytes=MAX_ADVISORY_BYTES)
         total += len(data)
         if total > MAX_DATABASE_BYTES:
             raise EnvsnapError(
-                f"{directory}: advisories of more than {MAX_DATABASE_BYTES // MIB} MiB in all; not read"
+                f"{directory}: advisories of more than {MAX_DATABASE_BYTES // MIB} MiB in all; "
+                "not read"
             )
-        advisories.append(parse_advisory(parse_json(data, file, _WHAT), file))
+        source = os.path.join(root, relative)
+        advisories.append(parse_advisory(parse_json(data, source, _WHAT), source))
         deadline.check()
     if not advisories:
         raise EnvsnapError(f"{directory}: holds no advisory (*.json)")
