@@ -27,13 +27,20 @@ class ValueRule:
 
 
 def _pattern(regex: str, accepts: str, *, flags: int = 0) -> ValueRule:
-    compiled = re.compile(regex, flags)
+    # ASCII: with IGNORECASE alone, `k` would also match the Kelvin sign, `\w` any letter.
+    compiled = re.compile(regex, flags | re.ASCII)
     return ValueRule(accepts, lambda value: compiled.fullmatch(value) is not None)
+
+
+def _decimal(value: str) -> bool:
+    """ASCII digits only: str.isdigit() also accepts '²' (int() refuses it) and '١٢' (int()
+    reads it, but C code such as Python's own PYTHONHASHSEED parsing does not)."""
+    return value.isascii() and value.isdigit()
 
 
 def _integer(low: int, high: int) -> ValueRule:
     def check(value: str) -> bool:
-        return value.isdigit() and len(value) <= 10 and low <= int(value) <= high
+        return _decimal(value) and len(value) <= 10 and low <= int(value) <= high
 
     return ValueRule(f"an integer {low}..{high}", check)
 
@@ -49,7 +56,7 @@ COUNT = _integer(0, 2**31 - 1)
 WORKSPACE = _pattern(r"(:[0-9]{1,7}:[0-9]{1,4}){1,4}", ":SIZE:COUNT, e.g. :4096:8")
 HASH_SEED = ValueRule(
     "random, or an integer 0..4294967295",
-    lambda value: value == "random" or (value.isdigit() and int(value) <= 2**32 - 1),
+    lambda value: value == "random" or (_decimal(value) and int(value) <= 2**32 - 1),
 )
 ISA = _pattern(r"[A-Za-z][A-Za-z0-9_]{0,31}", "an instruction-set name, e.g. AVX2")
 MKL_BRANCH = _pattern(r"[A-Za-z][A-Za-z0-9_]{0,31}(,STRICT)?", "a branch, e.g. AVX2 or AUTO,STRICT",

@@ -33,7 +33,7 @@ MARKER = "envsnap-venv.json"
 INSTALL_TIMEOUT_S = 900
 MAX_VERSION_CHARS = 64
 # A distribution name as PEP 508 defines it (https://peps.python.org/pep-0508/#names).
-_PEP508_NAME = re.compile(r"[A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9]", re.IGNORECASE)
+_PEP508_NAME = re.compile(r"[A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9]", re.IGNORECASE | re.ASCII)
 
 
 @dataclass(frozen=True)

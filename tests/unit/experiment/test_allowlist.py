@@ -69,6 +69,12 @@ def test_no_name_of_the_table_is_denied_and_the_hash_seed_is_the_one_python_vari
         ("KMP_DETERMINISTIC_REDUCTION", "true", True),
         ("NCCL_DEBUG", "INFO", False),
         ("XLA_FLAGS", "--xla_dump_to=/tmp", False),
+        # Digits and letters outside ASCII: '²' crashed int(), '١٢' killed every Python child
+        # as PYTHONHASHSEED, the Kelvin sign passed a case-blind check.
+        ("MKL_NUM_THREADS", "\u00b2", False),
+        ("OMP_NUM_THREADS", "\u0661\u0666", False),
+        ("PYTHONHASHSEED", "\u0661\u0662", False),
+        ("MKL_CBWR", "AV\u212a", False),
     ],
 )
 def test_values_are_checked(name: str, value: Any, applied: bool) -> None:
@@ -169,6 +175,7 @@ def test_hostile_torch_values_are_refused_when_read_and_by_the_hook(field: str, 
         ("x", ">=1.0", "not a version"),
         ("x", " 1.0", "not a version"),
         ("x", 1, "not a version"),
+        ("nump\u212ay", "1.0", "not a package name"),
     ],
 )
 def test_package_pins_are_a_name_and_an_exact_version(
