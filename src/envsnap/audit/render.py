@@ -5,7 +5,6 @@ breaks in markdown) and rich markup in the table."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterable, Sequence
 
 from rich.markup import escape
@@ -43,8 +42,8 @@ def fix(finding: AuditFinding) -> str:
 
 
 def render_table(results: Sequence[AuditResult], width: int | None = None) -> str:
-    """One table per result, as wide as the terminal (`COLUMNS` when set); cells wrap."""
-    from envsnap.render.console import render_to_text
+    """One table per result, as wide as the terminal (see `terminal_width`); cells wrap."""
+    from envsnap.render.console import render_to_text, terminal_width
 
     parts: list[object] = []
     for result in results:
@@ -66,8 +65,7 @@ def render_table(results: Sequence[AuditResult], width: int | None = None) -> st
                 )
             )
         parts.append(table)
-    width = width or shutil.get_terminal_size((120, 24)).columns
-    return render_to_text(*parts, color=False, width=width)
+    return render_to_text(*parts, color=False, width=width or terminal_width())
 
 
 def count_line(result: AuditResult) -> str:
