@@ -129,6 +129,26 @@ def test_a_hostile_repository_configuration_runs_nothing(
     assert manifest["code"]["unknown"] == {}
 
 
+def test_a_driver_named_by_the_empty_string_runs_nothing(
+    make_repo: MakeRepo, tools: Path, markers: Path
+) -> None:
+    # `filter=` selects the driver `[filter ""]`, which git runs like any other.
+    repo = make_repo()
+    (repo / "data.txt").write_text("rows\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "data")
+    (repo / ".gitattributes").write_text("* filter= diff=\n")
+    git(repo, "config", "filter..clean", _program(tools, "clean", markers))
+    git(repo, "config", "filter..process", _program(tools, "process", markers))
+    git(repo, "config", "diff..textconv", _program(tools, "textconv", markers))
+    (repo / "train.py").write_text("lr = 0.5\n")
+    (repo / "data.txt").write_text("rows changed\n")
+    manifest = _capture(repo)
+    assert sorted(p.name for p in markers.iterdir()) == []
+    assert manifest["code"]["dirty"] is True
+    assert "rows changed" in manifest["code"]["patch"]
+
+
 def test_configuration_pulled_in_by_include_runs_nothing(
     make_repo: MakeRepo, tools: Path, markers: Path
 ) -> None:

@@ -192,7 +192,8 @@ def parse_config_listing(raw: bytes, *, scoped: bool) -> RepositoryConfig:
         name, _, variable = rest.rpartition(".")
         if section == "remote" and variable == "url" and name:
             urls.append((name, value))
-        elif section in ("filter", "diff") and name and scope in _REPOSITORY_SCOPES:
+        elif section in ("filter", "diff") and "." in rest and scope in _REPOSITORY_SCOPES:
+            # A driver may be named "" (`[filter ""]`, selected by `filter=`): git runs it.
             drivers.add((section, name))
     unsafe = next((f"{s}.{n}" for s, n in sorted(drivers) if "=" in n or "\n" in n), None)
     return RepositoryConfig(urls, _neutral_settings(drivers), unsafe)
