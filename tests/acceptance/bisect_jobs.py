@@ -87,24 +87,28 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def build_wheel(directory: Path, version: str, eps: float) -> Path:
-    """numdefault-VERSION-py3-none-any.whl, written by hand (no build backend, no network)."""
-    info = f"numdefault-{version}.dist-info"
+def write_wheel(directory: Path, name: str, version: str, files: dict[str, bytes]) -> Path:
+    """NAME-VERSION-py3-none-any.whl holding `files`, written by hand (no build backend)."""
+    info = f"{name}-{version}.dist-info"
     files = {
-        "numdefault/__init__.py": _NUMDEFAULT.format(eps=eps).encode(),
-        f"{info}/METADATA": (
-            f"Metadata-Version: 2.1\nName: numdefault\nVersion: {version}\n"
-        ).encode(),
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: envsnap-tests\nRoot-Is-Purelib: true\n"
         b"Tag: py3-none-any\n",
     }
-    record = [_record_line(name, data) for name, data in files.items()] + [f"{info}/RECORD,,"]
+    record = [_record_line(path, data) for path, data in files.items()] + [f"{info}/RECORD,,"]
     files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
-    path = directory / f"numdefault-{version}-py3-none-any.whl"
+    path = directory / f"{name}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
+        for member, data in files.items():
+            archive.writestr(member, data)
     return path
+
+
+def build_wheel(directory: Path, version: str, eps: float) -> Path:
+    """numdefault-VERSION-py3-none-any.whl: a package whose EPS differs by version."""
+    source = _NUMDEFAULT.format(eps=eps).encode()
+    return write_wheel(directory, "numdefault", version, {"numdefault/__init__.py": source})
 
 
 def base_document() -> dict[str, Any]:

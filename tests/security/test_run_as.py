@@ -24,7 +24,7 @@ import pytest
 
 from envsnap.manifest.canonical import digest_of
 from envsnap.manifest.sealed import verify_document
-from tests.acceptance.bisect_jobs import build_wheel
+from tests.acceptance.bisect_jobs import build_wheel, write_wheel
 
 TIMEOUT_S = 120
 
@@ -290,6 +290,31 @@ def test_hostile_package_names_never_reach_pip(
     assert "not applied: package:evilvcs: installed from a VCS/local source" in done.stderr
     requirements = (run_dir / "requirements.txt").read_text(encoding="utf-8")
     assert requirements == "numdefault==2.0\n"
+
+
+@pytest.mark.slow
+def test_code_in_the_package_venv_never_runs_in_envsnaps_own_capture(
+    captured: dict[str, Any], repo: Path, tmp_path: Path
+) -> None:
+    """A wheel B names (any package on the index) may ship a sitecustomize.py or shadow a
+    standard module; with a job that starts no Python, nothing of it may run, and the run's
+    manifest still lists the package, read from its metadata."""
+    marker = tmp_path / "sitecustomize-ran"
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    payload = f"open({str(marker)!r}, 'a').close()\n".encode()
+    write_wheel(wheels, "shadow", "1.0", {"sitecustomize.py": payload, "json/__init__.py": payload})
+    manifest = hostile(captured, tmp_path, packages={"shadow": _index("1.0")})
+    run_dir = tmp_path / "run"
+    done = run_as(
+        manifest, "--yes", "--packages", "--no-index", "--find-links", str(wheels),
+        "--cache-dir", str(tmp_path / "cache"), "--work-dir", str(run_dir), "--", "true", cwd=repo,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "applied: package shadow==1.0" in done.stderr
+    assert not marker.exists(), "the package venv's code ran in envsnap's own capture"
+    recorded = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    assert recorded["packages"]["installed"]["shadow"]["version"] == "1.0"
 
 
 def test_bisect_asks_first_and_never_applies_a_hostile_variable(

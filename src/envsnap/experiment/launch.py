@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envsnap.capturing.collectors.packages import PACKAGES_FRONT_ENV
 from envsnap.experiment import startup
 from envsnap.experiment.allowlist import may_unset
 from envsnap.experiment.conditions import Conditions, env_refusal
@@ -53,6 +54,10 @@ class Plan:
     env_unset: list[str] = field(default_factory=list)
     own_env: dict[str, str] = field(default_factory=dict)
     pins: dict[str, str] = field(default_factory=dict)  # package versions still to install
+    # The package venv, for the job only: its site directory, and PATH/VIRTUAL_ENV/PYTHONPATH
+    # that put it first. envsnap's own capture never runs with it (its wheels' code would run).
+    package_site: str | None = None
+    package_env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -91,19 +96,23 @@ def materialize(plan: Plan, run_dir: Path, *, packages: InstallOptions | None) -
     """
     run_dir.mkdir(parents=True, exist_ok=True)
     outcome: list[str] = []
-    path_front = [str(_write_hook(run_dir, plan.hook_config))]
-    if packages is not None and plan.pins:
-        overlay = _install_packages(plan, packages, run_dir, outcome)
-        path_front.append(str(overlay.site))
-        bin_dir = overlay.root / ("Scripts" if os.name == "nt" else "bin")
-        plan.own_env["PATH"] = os.pathsep.join([str(bin_dir), plan.env.get("PATH", "")])
-        plan.own_env["VIRTUAL_ENV"] = str(overlay.root)
-    existing = plan.env.get("PYTHONPATH")
-    plan.own_env["PYTHONPATH"] = os.pathsep.join([*path_front, *([existing] if existing else [])])
+    hook = str(_write_hook(run_dir, plan.hook_config))
+    existing = [plan.env["PYTHONPATH"]] if plan.env.get("PYTHONPATH") else []
+    plan.own_env["PYTHONPATH"] = os.pathsep.join([hook, *existing])
     plan.own_env[startup.CONFIG_ENV] = str(run_dir / "hook" / "config.json")
     plan.own_env[startup.LOG_ENV] = str(run_dir / "hook.jsonl")
     plan.own_env["ENVSNAP_RUN_DIR"] = str(run_dir)
+    if packages is not None and plan.pins:
+        overlay = _install_packages(plan, packages, run_dir, outcome)
+        plan.package_site = str(overlay.site)
+        bin_dir = overlay.root / ("Scripts" if os.name == "nt" else "bin")
+        plan.package_env = {
+            "PATH": os.pathsep.join([str(bin_dir), plan.env.get("PATH", "")]),
+            "VIRTUAL_ENV": str(overlay.root),
+            "PYTHONPATH": os.pathsep.join([hook, plan.package_site, *existing]),
+        }
     plan.env.update(plan.own_env)
+    plan.env.update(plan.package_env)
     _write_json(
         run_dir / "conditions.json",
         {"applied": plan.applied, "not_applied": plan.not_applied, "hook": plan.hook_config},
@@ -133,6 +142,9 @@ def environment_from(plan: Plan, base_env: Mapping[str, str]) -> dict[str, str]:
     env = {name: value for name, value in base_env.items() if name not in plan.env_unset}
     env.update(plan.env_set)
     env.update(plan.own_env)
+    if plan.package_site is not None:
+        # Listed by reading its metadata files only; nothing in the venv is imported or run.
+        env[PACKAGES_FRONT_ENV] = plan.package_site
     return env
 
 

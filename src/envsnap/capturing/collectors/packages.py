@@ -193,10 +193,19 @@ def name_and_version(dist: Distribution) -> tuple[str | None, str | None]:
     return found["name"] or None, found.get("version")
 
 
+# Set by `envsnap run --packages` for its own capture: the run's package venv.
+PACKAGES_FRONT_ENV = "ENVSNAP_PACKAGES_FRONT"
+
+
 def installed_packages(redactor: Redactor) -> dict[str, Package]:
-    """Every distribution on sys.path; the first one found for a name is the one imported."""
+    """Every distribution on sys.path; the first one found for a name is the one imported.
+
+    Under `envsnap run --packages`, the run's package venv (ENVSNAP_PACKAGES_FRONT) is listed
+    first, as the job saw it: its metadata is read, its code is never put on sys.path.
+    """
+    front = os.environ.get(PACKAGES_FRONT_ENV)
     packages: dict[str, Package] = {}
-    for dist in distributions():
+    for dist in distributions([front, *sys.path] if front else None):
         name, version = name_and_version(dist)
         if not name:
             continue
