@@ -119,11 +119,14 @@ def _differing_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """Keys whose values differ or that one side lacks: in A's order when both hold the
     same keys, else sorted. A key held on both sides with equal values is no change whatever
     the unknown maps say; leaving it out before any path is built keeps a 200k-package map
-    to one C-level `==` per package."""
+    to one C-level `==` per package. An entry side B shares with A (see `load_side`) is the
+    same object: `is` answers for it without comparing its fields."""
     if a.keys() == b.keys():
-        return [key for key, value in a.items() if value != b[key]]
+        return [key for key, value in a.items() if value is not b[key] and value != b[key]]
     return [
-        key for key in sorted(a.keys() | b.keys()) if a.get(key, _ABSENT) != b.get(key, _ABSENT)
+        key
+        for key in sorted(a.keys() | b.keys())
+        if (value := a.get(key, _ABSENT)) is not (other := b.get(key, _ABSENT)) and value != other
     ]
 
 

@@ -3,7 +3,8 @@
 A fact seen at several paths (the torch version in `packages`, `cuda_stack` and `torch`) is
 one finding; so is every path one mechanism reads (a dirty tree's flag, patch digest and size).
 Rules split their hits per component only where components are separate causes (two packages
-upgraded are two findings). The finding keeps every path and value as evidence.
+upgraded are two findings); past `FOLD_AFTER` findings of one kind, the rest fold into one
+(`rank.py`). The finding keeps every path and value as evidence.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Every change becomes a hit: an unmatched one falls back to a low-severity rule, and a value one
 side could not capture is ranked by what could hide there. Hits are grouped into one finding
-per cause (`grouping.py`) and ordered on evidence (`ordering.py`).
+per cause (`grouping.py`), a common cause's tail past `FOLD_AFTER` folded into one finding,
+and ordered on evidence (`ordering.py`).
 """
 
 from __future__ import annotations
