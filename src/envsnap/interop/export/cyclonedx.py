@@ -129,25 +129,28 @@ def _purl(name: str, version: str | None) -> str:
     return str(PackageURL(type="pypi", name=name, version=version).to_string())
 
 
+# The package fields that become properties, in the library's (sorted) property order.
+_PACKAGE_PROPERTIES = ("installer", "source")
+_PROPERTY_NAME = {field: _TEXT(_PROPERTY_PREFIX + field) for field in _PACKAGE_PROPERTIES}
+
+
 def _package_text(key: str, package: Mapping[str, Any]) -> str:
     """One package's component, as the library writes it at depth two of the BOM."""
     version = package.get("version")
-    fields = [f'"bom-ref": {_TEXT(_PACKAGE_REF + key)}', f'"name": {_TEXT(key)}']
-    props = sorted(
-        (_PROPERTY_PREFIX + k, str(v))
-        for k, v in package.items()
-        if k in ("source", "installer") and v
+    props = ",\n".join(
+        f'        {{\n          "name": {_PROPERTY_NAME[field]},\n'
+        f'          "value": {_TEXT(str(value))}\n        }}'
+        for field in _PACKAGE_PROPERTIES
+        if (value := package.get(field))
     )
-    if props:
-        items = ",\n".join(
-            f'        {{\n          "name": {_TEXT(n)},\n          "value": {_TEXT(v)}\n        }}'
-            for n, v in props
+    return "".join(
+        (
+            f'    {{\n      "bom-ref": {_TEXT(_PACKAGE_REF + key)},\n      "name": {_TEXT(key)},\n',
+            f'      "properties": [\n{props}\n      ],\n' if props else "",
+            f'      "purl": {_TEXT(_purl(key, version))},\n      "type": "library"',
+            f',\n      "version": {_TEXT(version)}\n    }}' if version is not None else "\n    }",
         )
-        fields.append(f'"properties": [\n{items}\n      ]')
-    fields += [f'"purl": {_TEXT(_purl(key, version))}', '"type": "library"']
-    if version is not None:
-        fields.append(f'"version": {_TEXT(version)}')
-    return "    {\n      " + ",\n      ".join(fields) + "\n    }"
+    )
 
 
 def _library_order(component: Mapping[str, Any]) -> tuple[Any, ...]:
