@@ -303,3 +303,26 @@ def test_export_patch_on_a_terminal_shows_escapes_instead_of_sending_them(tmp_pa
     assert b"\x1b" not in shown and b"\x07" not in shown
     assert b"\\x1b]0;owned-title\\x07\\x1b[2J" in shown  # visible, so a reader sees the attack
     assert b"+# \\x1b]0;owned-title" in shown  # the patch itself, line by line
+
+
+# Characters a terminal acts on that JSON leaves raw: bidi override (U+202E), C1 CSI (U+009B).
+RAW_IN_JSON = "\u202e\u009b31m"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_import_to_a_terminal_escapes_what_json_leaves_raw_and_a_pipe_gets_exact_json(
+    tmp_path: Path,
+) -> None:
+    mlflow = tmp_path / "mlruns"
+    shutil.copytree(FIXTURES / "mlflow" / "mlruns", mlflow)
+    run = next(p for p in (mlflow / "1").iterdir() if p.is_dir() and (p / "tags").is_dir())
+    (run / "tags" / "mlflow.source.name").write_text(f"train.py {ESCAPES}{RAW_IN_JSON}")
+    command = [sys.executable, "-m", "envsnap", "import", "mlflow", str(run)]
+    shown = _read_terminal(command)
+    assert not any(raw.encode() in shown for raw in RAW_IN_JSON[:2]), shown[-400:]
+    assert b"\\u202e" in shown and b"\\u009b" in shown  # still JSON, the same value
+    piped = subprocess.run(command, capture_output=True, env=_python_env(), timeout=60, check=True)
+    written = tmp_path / "imported.json"
+    _envsnap("import", "mlflow", str(run), "-o", str(written), cwd=tmp_path)
+    assert piped.stdout == written.read_bytes()  # a pipe gets the file's exact bytes
+    assert json.loads(shown.replace(b"\r\n", b"\n")) == json.loads(piped.stdout)

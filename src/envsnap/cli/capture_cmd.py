@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit, output_option, split_names
+from envsnap.cli.options import emit_data, output_option, split_names
 
 if TYPE_CHECKING:
     from envsnap.capturing.config import CaptureConfig
@@ -115,7 +115,7 @@ def capture(
         # Captures trust their own records (the test suite validates every collector's);
         # --strict also checks this one against the schema, as a reader will.
         validated(document)
-    emit(pretty_text(document), output)
+    emit_data(pretty_text(document), output, json=True)
     failed = sorted(
         name for name, record in document["collectors"].items() if record["status"] == "error"
     )

@@ -7,7 +7,7 @@ import sys
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit, output_option
+from envsnap.cli.options import emit, emit_data, emit_data_pieces, output_option
 
 
 @cli.group()
@@ -23,12 +23,7 @@ def export_cyclonedx(manifest: str, output: str | None) -> int:
     from envsnap.interop.export.cyclonedx import cyclonedx_pieces
     from envsnap.manifest.lean import load_lean
 
-    pieces = cyclonedx_pieces(load_lean(manifest))
-    if output and output != "-":
-        emit("".join(pieces), output)
-    else:  # written as it is made: 200k packages are never one text and its encoded copy
-        for piece in pieces:
-            click.echo(piece, nl=False)
+    emit_data_pieces(cyclonedx_pieces(load_lean(manifest)), output, json=True)
     return 0
 
 
@@ -43,7 +38,7 @@ def export_requirements(manifest: str, output: str | None) -> int:
     from envsnap.interop.export.requirements import to_requirements
     from envsnap.manifest.lean import load_lean
 
-    emit(to_requirements(load_lean(manifest)), output)
+    emit_data(to_requirements(load_lean(manifest)), output)
     return 0
 
 
@@ -56,7 +51,7 @@ def export_conda(manifest: str, output: str | None) -> int:
     from envsnap.interop.export.conda import to_environment_yml
     from envsnap.manifest.lean import load_lean
 
-    emit(to_environment_yml(load_lean(manifest)), output)
+    emit_data(to_environment_yml(load_lean(manifest)), output)
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from envsnap.cli import cli
-from envsnap.cli.options import emit, output_option
+from envsnap.cli.options import emit_data, output_option
 from envsnap.interop.importers import FORMATS, import_record
 
 
@@ -21,4 +21,4 @@ def import_command(fmt: str, path: str, output: str | None) -> None:
     auto. What the record does not state stays unknown in the manifest, with the reason.
     """
     manifest = import_record(path, fmt)
-    emit(manifest.to_json(), output)
+    emit_data(manifest.to_json(), output, json=True)

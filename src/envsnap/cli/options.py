@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -20,13 +20,43 @@ def split_names(_ctx: click.Context, _param: click.Parameter, value: tuple[str, 
 
 
 def emit(text: str, output: str | None) -> None:
-    """Write command output to a file atomically, or to stdout."""
+    """Write rendered output (values already escaped) to a file atomically, or to stdout."""
     if output and output != "-":
         from envsnap.files.atomic import write_atomic
 
         write_atomic(output, text.encode("utf-8"))
     else:
         click.echo(text, nl=not text.endswith("\n"))
+
+
+def emit_data(text: str, output: str | None, *, json: bool = False) -> None:
+    """Write data that carries a record's raw values (a manifest, an export) to a file
+    atomically, or to stdout: exact bytes to a pipe, escaped on a terminal (`json_text` keeps
+    JSON the same value; other text has its control characters shown, line by line)."""
+    import sys
+
+    from envsnap.render.escape import json_text, terminal_lines, write_exact
+
+    if output and output != "-":
+        emit(text, output)
+        return
+    write_exact(text if text.endswith("\n") else text + "\n", sys.stdout,
+                json_text if json else terminal_lines)  # fmt: skip
+
+
+def emit_data_pieces(pieces: Iterable[str], output: str | None, *, json: bool = False) -> None:
+    """`emit_data` for text made in pieces: to a pipe each is written as it is made, so a
+    200k-package export is never one text and its encoded copy."""
+    import sys
+
+    if (output and output != "-") or sys.stdout.isatty():
+        emit_data("".join(pieces), output, json=json)
+        return
+    sys.stdout.flush()
+    buffer = sys.stdout.buffer
+    for piece in pieces:
+        buffer.write(piece.encode("utf-8", "backslashreplace"))
+    buffer.flush()
 
 
 # Options shared by several commands, each declared once. envsnap.diff.report is imported

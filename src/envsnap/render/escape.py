@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -87,3 +88,33 @@ def json_text(text: str) -> str:
     """JSON text with the characters JSON leaves raw but terminals act on escaped (still the
     same JSON value)."""
     return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def terminal_lines(text: str) -> str:
+    """Multi-line text as a terminal may show it: every control or invisible character shown
+    escaped (`\\x1b`), line breaks and tabs kept."""
+    return "\n".join(
+        "\t".join(terminal_text(part) for part in line.split("\t")) for line in text.split("\n")
+    )
+
+
+def write_exact(text: str, stream: TextIO, for_terminal: Callable[[str], str]) -> None:
+    """Write data (a patch, an export, a manifest) to `stream`: to a file or a pipe byte for
+    byte, to a terminal through `for_terminal`.
+
+    Bytes go to the stream's buffer: a text layer may translate line ends, and `click.echo`
+    strips ANSI sequences from what is not a terminal, which would change the data.
+    """
+    terminal = stream.isatty()
+    shown = for_terminal(text) if terminal else text
+    encoding = (stream.encoding or "utf-8") if terminal else "utf-8"
+    # A lone surrogate (possible in a hand-edited manifest) has no bytes: it goes as an escape.
+    data = shown.encode(encoding, "backslashreplace")
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text-only stream, as some hosts install: the closest it can take
+        stream.write(data.decode(encoding))
+        stream.flush()
+        return
+    buffer.write(data)
+    buffer.flush()

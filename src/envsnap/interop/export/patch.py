@@ -6,7 +6,7 @@ from typing import TextIO
 
 from envsnap.errors import EnvsnapError
 from envsnap.manifest.model import Manifest
-from envsnap.render.escape import terminal_text
+from envsnap.render.escape import terminal_lines, write_exact
 
 
 class NoPatchError(EnvsnapError):
@@ -36,34 +36,15 @@ def patch_of(manifest: Manifest, name: str) -> str:
 
 
 def patch_for_terminal(text: str) -> str:
-    """The patch as a terminal may show it: escape sequences, carriage returns and other
-    control or invisible characters shown escaped (`\\x1b`), line breaks and tabs kept.
+    """The patch as a terminal may show it (`render.escape.terminal_lines`).
 
     A patch is code someone else may have written, and a manifest may come from anywhere:
     sent raw, `\\x1b]0;...\\x07` retitles the terminal and `\\x1b[2J` clears it.
     """
-    return "\n".join(
-        "\t".join(terminal_text(part) for part in line.split("\t")) for line in text.split("\n")
-    )
+    return terminal_lines(text)
 
 
 def print_patch(text: str, stream: TextIO) -> None:
     """Write the patch to `stream` (stdout): to a file or a pipe byte for byte, so `git apply`
-    takes it; to a terminal through `patch_for_terminal`.
-
-    Bytes go to the stream's buffer: a text layer may translate line ends, and `click.echo`
-    strips ANSI sequences from what is not a terminal, which would change the patch.
-    """
-    terminal = stream.isatty()
-    shown = patch_for_terminal(text) if terminal else text
-    encoding = (stream.encoding or "utf-8") if terminal else "utf-8"
-    # A lone surrogate (possible in a hand-edited manifest) has no bytes: it goes as an escape.
-    data = shown.encode(encoding, "backslashreplace")
-    stream.flush()
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:  # a text-only stream, as some hosts install: the closest it can take
-        stream.write(data.decode(encoding))
-        stream.flush()
-        return
-    buffer.write(data)
-    buffer.flush()
+    takes it; to a terminal through `patch_for_terminal`."""
+    write_exact(text, stream, patch_for_terminal)
