@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import operator
 import os
 import stat as stat_mod
 import struct
@@ -29,6 +30,10 @@ SAMPLE_BLOCK_BYTES = 1024 * 1024
 # tick (1 s covers coarse filesystems such as NFS or HFS+); such digests are not cached.
 RACY_WINDOW_NS = 1_000_000_000
 _ERROR_LEAF = "error"
+# Sort keys as C callables: a lambda per element is most of a sort's cost on 1,000 files.
+_BY_NAME = operator.attrgetter("name")
+_BY_REL = operator.attrgetter("rel")
+_BY_SECOND = operator.itemgetter(1)
 
 
 class BudgetExhausted(Exception):
@@ -202,7 +207,7 @@ def _walk(
                 errors[rel] = "symlink loop (links to its own parent directory)"
                 continue
             with os.scandir(path) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = sorted(listing, key=_BY_NAME)
         except OSError as exc:
             errors[rel] = _oserror_text(exc)
             continue
@@ -253,7 +258,7 @@ def _merkle(tasks: list[_Task], errors: dict[bytes, str], dirs: list[bytes]) -> 
         records = b"".join(
             [
                 b"%b%b%b%b\n" % (kind, len(name).to_bytes(4, "big"), name, leaf.encode())
-                for kind, name, leaf in sorted(children[directory], key=lambda c: c[1])
+                for kind, name, leaf in sorted(children[directory], key=_BY_SECOND)
             ]
         )
         digests[directory] = "sha256:" + hashlib.sha256(records).hexdigest()
@@ -286,7 +291,7 @@ def hash_path(declared: str, base: Path, options: HashOptions) -> DataItem:
         item.kind = "invalid"
         item.error = "not a regular file or directory"
         return item
-    tasks.sort(key=lambda t: t.rel)
+    tasks.sort(key=_BY_REL)
     pending = _known(tasks, options)
     workers = options.workers or default_workers()
     if len(pending) > 1 and workers > 1:
