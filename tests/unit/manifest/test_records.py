@@ -34,11 +34,20 @@ def test_the_generated_module_is_current() -> None:
     ), "src/envsnap/manifest/records.py is stale: run python tools/gen_records.py"
 
 
+def _is_model(annotation: Any) -> bool:
+    # On Python 3.10 `list[str]` passes isinstance(..., type), and issubclass then raises.
+    return (
+        isinstance(annotation, type)
+        and typing.get_origin(annotation) is None
+        and issubclass(annotation, BaseModel)
+    )
+
+
 def _models() -> list[type[BaseModel]]:
     found: list[type[BaseModel]] = []
 
     def visit(annotation: Any) -> None:
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if _is_model(annotation):
             if annotation not in found:
                 found.append(annotation)
                 for info in annotation.model_fields.values():
@@ -53,7 +62,7 @@ def _models() -> list[type[BaseModel]]:
 
 def _sample(annotation: Any) -> Any:
     """A value of the type, as a record takes it (models become their records)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    if _is_model(annotation):
         return _required(annotation)
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is typing.Literal:
