@@ -567,6 +567,12 @@ CASES: tuple[Case, ...] = (
         "code.dirty",
         edits(("code.dirty", True), ("code.diff_sha256", "9" * 64), ("code.diff_bytes", 120)),
     ),
+    Case(
+        "untracked",
+        "clean tree -> untracked files only",
+        "code.untracked",
+        edits(("code.untracked_count", 2), ("code.untracked_digest", "7" * 64)),
+    ),
     Case("commit", "another commit", "code.commit", edits(("code.commit", "1" * 40))),
     Case(
         "argv",

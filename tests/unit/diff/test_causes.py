@@ -66,8 +66,17 @@ def test_pythonhashseed_change_is_one_finding() -> None:
 
 def test_dirty_tree_is_one_finding() -> None:
     a, b = _pair()
-    b["code"].update(dirty=True, diff_sha256="9" * 64, diff_bytes=120, untracked_count=3)
+    b["code"].update(dirty=True, diff_sha256="9" * 64, diff_bytes=120)
     assert _above_info(diff_documents(a, b)) == ["code.dirty"]
+
+
+def test_untracked_files_are_their_own_lower_finding_after_tracked_edits() -> None:
+    a, b = _pair()
+    b["code"].update(dirty=True, diff_sha256="9" * 64, diff_bytes=120, untracked_count=3)
+    b["code"]["untracked_digest"] = "7" * 64
+    findings = {f.rule: f.severity for f in diff_documents(a, b).findings}
+    assert _above_info(diff_documents(a, b)) == ["code.dirty", "code.untracked"]
+    assert (findings["code.dirty"], findings["code.untracked"]) == ("high", "low")
 
 
 def test_gpu_swap_is_one_hardware_finding_plus_one_per_consequence() -> None:

@@ -143,9 +143,9 @@ def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
         commit=commit,
         branch=branch,
         detached=detached,
-        dirty=(bool(patch.size) or bool(untracked))
-        if patch is not None and untracked is not None
-        else None,
+        # Tracked changes only, as MLflow's and W&B's dirty flags mean; untracked files are
+        # recorded apart (untracked_count, untracked_digest) and diffed as their own rule.
+        dirty=bool(patch.size) if patch is not None else None,
         diff_sha256=patch.sha256 if patch is not None and patch.size else None,
         diff_bytes=patch.size if patch is not None else None,
         patch=_patch_text(patch, context, unknown) if patch is not None and patch.size else None,

@@ -46,7 +46,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="code.dirty",
-        match=("code.{dirty,diff_sha256,diff_bytes,patch,untracked_count,untracked_digest}",),
+        match=("code.{dirty,diff_sha256,diff_bytes,patch}",),
         category="code",
         severity=("high", "high", "medium"),
         title="uncommitted changes differ",
@@ -54,6 +54,20 @@ RULES: tuple[Rule, ...] = (
         fix="Commit before running, or attach the patch (diff_sha256) to the run record.",
         refs=(f"{NUM} J2",),
         primary=("code.dirty",),
+    ),
+    Rule(
+        id="code.untracked",
+        match=("code.{untracked_count,untracked_digest}",),
+        category="code",
+        # Lower than tracked edits: untracked files change results only when the job reads or
+        # imports them, and most are logs, outputs and notes.
+        severity=("medium", "low", "low"),
+        title="untracked files differ",
+        why="files outside version control change results only if the job reads or imports "
+        "them; a checkout of the commit will not have them.",
+        fix="Commit the files the job uses; list outputs and scratch files in .gitignore.",
+        refs=(f"{NUM} J2",),
+        primary=("code.untracked_count",),
     ),
     Rule(
         id="code.argv",

@@ -110,7 +110,7 @@ CHECK_RULES: tuple[Rule, ...] = (
         match=("code.dirty", "code.diff_bytes"),
         category="code",
         severity=("high", "high", "medium"),
-        title="the source tree has uncommitted changes",
+        title="tracked files have uncommitted changes",
         why="the commit id does not describe the code that ran; only the diff digest records "
         "that something else did.",
         fix="Commit (or stash) before the run, or archive the patch next to the manifest.",

@@ -203,6 +203,11 @@ def tf32(subject: Subject) -> Iterator[Hit]:
 
 # --- code, data, stack ---------------------------------------------------------------------
 def code_state(subject: Subject) -> Iterator[Hit]:
+    """Uncommitted edits to tracked files (`dirty`, the patch size) and untracked files, apart.
+
+    Older manifests set `dirty` for untracked files alone; their empty patch (diff_bytes 0)
+    keeps such a tree out of check.dirty-tree.
+    """
     code = subject.doc.get("code")
     if not isinstance(code, dict):
         return
@@ -218,7 +223,7 @@ def code_state(subject: Subject) -> Iterator[Hit]:
         yield Hit(
             "check.dirty-tree",
             "code.dirty",
-            title="the tree was dirty; the size of the uncommitted change is unknown",
+            title="tracked files had uncommitted changes; the size of the change is unknown",
             severity=INFO,
         )
     untracked = _int(code.get("untracked_count")) or 0

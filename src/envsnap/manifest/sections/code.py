@@ -27,7 +27,9 @@ class CodeSection(Section):
     branch: str | None = Field(description="Checked-out branch; null when HEAD is detached.")
     detached: bool | None = Field(description="True when HEAD is detached (no branch).")
     dirty: bool | None = Field(
-        description="True when tracked files differ from HEAD or untracked, non-ignored files exist."
+        description="True when tracked files differ from HEAD (a non-empty patch); untracked "
+        "files do not count (see untracked_count). Manifests written by earlier envsnap "
+        "versions may also count untracked, non-ignored files here."
     )
     diff_sha256: str | None = Field(
         description="sha256 of the binary-safe `git diff HEAD --binary` patch; null when clean."

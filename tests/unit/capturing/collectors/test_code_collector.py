@@ -96,7 +96,7 @@ def test_untracked_files_are_counted_and_digested_but_ignored_ones_are_not(
     (repo / "notes.txt").write_text("one\n")
     (repo / "run.log").write_text("ignored by .gitignore\n")
     code = code_of(repo)
-    assert code.dirty is True
+    assert code.dirty is False  # dirty means tracked changes; untracked files count apart
     assert code.diff_sha256 is None
     assert code.untracked_count == 1
     first = code.untracked_digest
@@ -330,3 +330,15 @@ def test_only_the_repositorys_own_drivers_are_switched_off(
     unscoped = parse_config_listing(_config_listing(repo, user_config), scoped=False)
     assert "filter.lfs.process=" in unscoped.neutral_drivers
     assert unscoped.remote_urls == scoped.remote_urls
+
+
+def test_untracked_only_tree_is_not_dirty(make_repo: MakeRepo) -> None:
+    repo = make_repo()
+    (repo / "scratch.py").write_text("print('not committed')\n")
+    code = code_of(repo)
+    assert (code.dirty, code.diff_bytes, code.diff_sha256) == (False, 0, None)
+    assert code.untracked_count == 1 and code.untracked_digest is not None
+    (repo / "train.py").write_text("print('edited')\n")
+    edited = code_of(repo)
+    assert edited.dirty is True and (edited.diff_bytes or 0) > 0
+    assert edited.untracked_digest == code.untracked_digest

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +237,20 @@ def test_dirty_tree_and_untracked_files(cpu_clean: Doc, dirty_code: Doc) -> None
     assert dirty_code["dirty"] is True and dirty_code["untracked_count"] == 1
     report = check_document(_set(cpu_clean, "code", dirty_code), "bitwise")
     assert _only_rule(report, "check.dirty-tree") == [("check.dirty-tree", "code.dirty", "high")]
+    assert _only_rule(report, "check.untracked-files") == [
+        ("check.untracked-files", "code.untracked_count", "medium")
+    ]
+
+
+def test_untracked_files_alone_are_not_a_dirty_tree(
+    cpu_clean: Doc, make_repo: Callable[..., Path]
+) -> None:
+    repo = make_repo()  # its own repository: the module's one is edited by dirty_code
+    (repo / "notes.txt").write_text("scratch\n")
+    code = _capture(repo, gpu=False, only=["code"])["code"]
+    assert code["dirty"] is False and code["untracked_count"] == 1
+    report = check_document(_set(cpu_clean, "code", code), "bitwise")
+    assert _only_rule(report, "check.dirty-tree") == []
     assert _only_rule(report, "check.untracked-files") == [
         ("check.untracked-files", "code.untracked_count", "medium")
     ]
