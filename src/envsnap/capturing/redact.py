@@ -8,6 +8,11 @@ Two independent tests decide that something is secret, and either one is enough:
 A name-flagged value is replaced whole. A format match replaces only the matching part, so
 `--model-url https://u:p@host/x` still shows the host.
 
+A netrc entry (`machine h login u password p`) loses the word after `password`, and a URL
+query hides more names than free text does (`code`, `otp`, `hmac`). Percent escapes hide
+nothing: a token right after one (`%22AIza...`) is still a token, and an escaped name
+(`pass%77ord=`, `password%3D...`) is decoded before it is judged.
+
 A third test covers keys with no format: a value that looks random (32+ hex or base64
 characters, see random_value.py) is replaced when it stands alone where the user writes free
 text (an env value, an argv entry, a `name=value` pair), unless its name says it is a commit or
@@ -51,6 +56,9 @@ SECRET_NAME_WORDS = frozenset(
         "CREDENTIAL",
         "CREDENTIALS",
         "CREDS",
+        # AUTH and CREDENTIAL(S) name the secret itself (PROXY_AUTH, GOOGLE_APPLICATION_
+        # CREDENTIALS), so they count anywhere in a name. LOGIN counts only as the last word,
+        # below: see _LOGIN.
         "AUTH",
         "AUTHORIZATION",
         "COOKIE",
@@ -124,6 +132,20 @@ _FACT_NAME_WORD = re.compile(
     r".*(?:COMMIT|DIGEST|CHECKSUM|REVISION|INTEGRITY|VERSION).*"
     r"|(?:SHA[0-9]*|MD5|BLAKE[0-9][BS]?)(?:SUMS?)?|REV|OID|ETAG|HEAD|REF"
 )
+# A name that ends in LOGIN (HF_LOGIN, DOCKER_LOGIN, --login) holds the login: a user name
+# often, a password or a token as often, and no variable's account says anything about how a
+# run computes, so the whole value goes. LOGIN before another word names a setting about
+# logging in (LOGIN_URL, LOGIN_TIMEOUT) and is kept; a name such as LOGIN_PASSWORD is secret
+# by its other word.
+_LOGIN = "LOGIN"
+# In a URL query or fragment these names carry a one-time secret: an OAuth authorization code
+# (RFC 6749 section 4.1.2), a one-time password, a request HMAC (Shopify-style `hmac=`). In free
+# text `code` is far too common (exit_code, --code-dir), so they count only after `?`, `&`, `;`
+# or `#`. `hash=` is not among them: it is as often a content hash, so only a random-looking
+# value goes (the test every innocent name gets).
+_QUERY_SECRET_WORDS = frozenset({"OTP", "TOTP", "HOTP", "HMAC"})
+_QUERY_SECRET_NAMES = frozenset({"CODE"})
+_QUERY_STARTS = "?&;#"
 # Names that contain a secret word but are known not to hold secrets. PWD is the shell's cwd.
 NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "HF_HUB_DISABLE_IMPLICIT_TOKEN"})
 
@@ -196,9 +218,40 @@ _AUTH_SCHEME = re.compile(
     r"(?P<scheme>\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Tt]oken)\s+)"
     r"(?=[A-Za-z0-9._~+/=\-]*[0-9+/=])[A-Za-z0-9._~+/=\-]{8,}"
 )
-# `name=` in free text, argv values and URL query strings (`--name=` too); the value runs to a
-# separator.
-_ASSIGNED_NAME = re.compile(r"(?<![A-Za-z0-9_.\-])-{0,2}([A-Za-z_][A-Za-z0-9_.\-]{0,127})=")
+# Percent escapes. Those of a character that ends a name or a value (space " # & ' , / : ; = ?)
+# separate, as the character would; the others may sit inside a name (`pass%77ord`, and `%25`,
+# an escaped `%`, in a name escaped twice).
+_ESCAPE = r"%[0-9A-Fa-f]{2}"
+_ENDING_ESCAPE = r"%(?:2[0236-7CcFf]|3[AaBbDdFf])"
+_ESCAPE_SPLIT = re.compile(f"({_ESCAPE})")
+_ESCAPED_CHAR = re.compile(_ESCAPE)
+_NAME_ESCAPE = f"(?!{_ENDING_ESCAPE}){_ESCAPE}"
+# `name=` in free text, argv values and URL query strings (`--name=` too), with spaces around
+# `=` as INI files, shell and source code write them (`aws_secret_access_key = ...`), or with
+# `=` escaped (`%3D`) in a URL inside a URL; `==`, `=>` and `=~` compare. The value runs to a
+# separator. Every repetition is bounded and the name anchored, so the scan stays linear.
+_ASSIGNED_NAME = re.compile(
+    rf"(?:(?<![A-Za-z0-9_.\-])|(?<={_ENDING_ESCAPE}))-{{0,2}}"
+    rf"(?P<name>(?:[A-Za-z_]|{_NAME_ESCAPE})(?:[A-Za-z0-9_.\-]|{_NAME_ESCAPE}){{0,127}})"
+    r"(?P<op>[ \t]{0,16}=(?![=>~])[ \t]{0,16}|%3[Dd])"
+)
+# In source code a secret's name is often given a reference, not a value: a call or an index
+# (`api_key = os.environ[...]`, `token = get_token()`), a language constant, or a variable of the
+# same name (`self.token = token`, `token = args.token`). Those are code, kept.
+_CODE_CALL = re.compile(r"(?:[A-Za-z_]\w{0,127}\.){0,8}[A-Za-z_]\w{0,127}[(\[]")
+_DOTTED_NAME = re.compile(r"(?:[A-Za-z_]\w{0,127}\.){0,8}(?P<last>[A-Za-z_]\w{0,127})")
+_CODE_CONSTANTS = frozenset({"None", "True", "False", "null", "true", "false", "nil"})
+# A netrc entry: `machine HOST` or `default`, then `login`, `password`, `account` and a word
+# each, on one line or several (https://www.gnu.org/software/inetutils/manual/html_node/The-_002enetrc-file.html).
+# The word after `password`/`passwd` is the password, and `account` is "an additional account
+# password" by that manual. An entry counts as netrc when it has a `login` or its host has a dot,
+# so prose ("a machine learning password") is left alone; it is read up to the next entry, at
+# most _NETRC_SPAN characters.
+_NETRC_ENTRY = re.compile(r"(?<![\w.])(?:machine\s{1,64}(?P<host>\S{1,255})|default)(?=\s)")
+_NETRC_LOGIN = re.compile(r"(?<![\w.])login\s")
+_NETRC_SECRET_KEY = re.compile(r"(?<![\w.])(?:password|passwd|account)\s{1,64}")
+_NETRC_VALUE = re.compile(r"\S{1,1024}")
+_NETRC_SPAN = 2048
 # `--name value` inside one text (a shell line in a patch, a command line kept whole). The value
 # must hold something other than lower-case letters, so prose ("--private may...") is left be.
 _SPACED_OPTION = re.compile(
@@ -222,8 +275,10 @@ _MAX_QUOTED = 4096
 _ANNOTATION_END = re.compile(r"[ \t]*=")
 _WHITESPACE = re.compile(r"\s")
 _VALUE_END = re.compile(r"[\s&;,'\"]")
+# After an escaped `=` the value is escaped too, and ends at an escaped separator as well.
+_ESCAPED_VALUE_END = re.compile(r"[\s&;,'\"]|%(?:2[02367Cc]|3[Bb])")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
-_SPLIT_NAME = re.compile(r"[_\-.]+")
+_SPLIT_NAME = re.compile(r"[^A-Z0-9]+")  # `_`, `-`, `.`, and what an escape decodes to
 _NAME_PARTS = re.compile(r"[^A-Z0-9]+")  # also splits `pkg.whl#sha256` or `a/b?rev`
 
 
@@ -241,7 +296,16 @@ def _user_pattern(extra_patterns: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def _redact_word(match: re.Match[str]) -> str:
-    return _value_pattern().sub(REDACTED, match.group())
+    word = match.group()
+    if "%" not in word:
+        return _value_pattern().sub(REDACTED, word)
+    # A percent escape stands for a character, most often a separator (`%22`, `%3D`, `%2F`):
+    # a token right after one starts there, though a digit or letter of the escape precedes it.
+    parts = _ESCAPE_SPLIT.split(word)
+    return "".join(
+        part if index % 2 or len(part) < SHORTEST_TOKEN else _value_pattern().sub(REDACTED, part)
+        for index, part in enumerate(parts)
+    )
 
 
 @functools.cache
@@ -268,12 +332,14 @@ class Redactor:
 
     def is_secret_name(self, name: str) -> bool:
         """True when a variable or flag name suggests its value is a secret."""
-        upper = name.strip().lstrip("-").upper()
+        upper = _unescape(name).strip().lstrip("-").upper()
         if upper in NOT_SECRET_NAMES:
             return False
         words = _name_words(upper)
         if words and words[-1] in _SETTING_WORDS:
             return False
+        if words and words[-1] == _LOGIN:
+            return True
         secret_words = {word for word in words if word in SECRET_NAME_WORDS}
         located = bool(words) and words[-1] in _LOCATION_WORDS
         if located and secret_words and secret_words <= _PUBLIC_FILE_WORDS:
@@ -297,6 +363,8 @@ class Redactor:
             text = _SCP_USERINFO.sub(f"{REDACTED}@", text)
         text = self._redact_formats(text)
         text = _keyed_pattern().sub(_keyed_value, text)
+        if "machine" in text or "default" in text:
+            text = _redact_netrc(text)
         text = _AUTH_HEADER.sub(lambda m: m.group("scheme") + REDACTED, text)
         text = _AUTH_SCHEME.sub(lambda m: m.group("scheme") + REDACTED, text)
         if "'" in text or '"' in text:
@@ -305,7 +373,9 @@ class Redactor:
             text = _QUOTED_NAME.sub(self._quoted_value, text)
         if "-" in text:
             text = _SPACED_OPTION.sub(self._option_value, text)
-        return self._redact_assignments(text) if "=" in text else text
+        if "=" in text or "%3" in text:
+            return self._redact_assignments(text)
+        return text
 
     def hides(self, name: str, value: str) -> bool:
         """True when `value`, given to `name` in free text, is a secret: the name says so, or
@@ -322,6 +392,8 @@ class Redactor:
     def _quoted_value(self, match: re.Match[str]) -> str:
         if not self.hides(match.group("name"), match.group("value")):
             return match.group(0)
+        if _is_code_reference(match.group("name"), match.group("value")):
+            return match.group(0)  # `token: Optional[str]`, `password: None`
         if _ANNOTATION_END.match(match.string, match.end()):
             return match.group(0)  # `secret_key: str = ...`: a type, not the value
         return match.group("lead") + REDACTED
@@ -366,16 +438,20 @@ class Redactor:
 
     def _assigned_value_end(self, match: re.Match[str]) -> int:
         """Where the value after `name=` ends when it is a secret, else where it starts."""
-        text, start = match.string, match.end()
-        if self.is_secret_name(match.group(1)):
-            end = _VALUE_END.search(text, start)
-            return end.start() if end else len(text)
+        text, start, name = match.string, match.end(), match.group("name")
+        value_end = _ESCAPED_VALUE_END if match.group("op").startswith("%") else _VALUE_END
+        if self.is_secret_name(name) or (
+            _in_query(text, match.start()) and _is_query_secret_name(name)
+        ):
+            end = value_end.search(text, start)
+            stop = end.start() if end else len(text)
+            return start if _is_code_reference(name, text[start:stop]) else stop
         # Only a whole run of base64 characters can look random: matched from `start`, it stops
         # at the first other character, so a text of many short pairs is read once.
         run = _BASE64_RUN.match(text, start)
-        if run is None or names_a_fact(match.group(1)):
+        if run is None or names_a_fact(name):
             return start
-        whole = run.end() == len(text) or _VALUE_END.match(text, run.end()) is not None
+        whole = run.end() == len(text) or value_end.match(text, run.end()) is not None
         return run.end() if whole and looks_random(run.group()) else start
 
     def redact_value(self, name: str, value: str) -> str:
@@ -435,6 +511,60 @@ class Redactor:
         if value is None or isinstance(value, (bool, int, float)):
             return value
         return self.redact_text(repr(value))
+
+
+def _unescape(name: str) -> str:
+    """`pass%77ord` -> `password`; twice-escaped names (`%2577`) too, a few levels deep."""
+    for _ in range(3):
+        if "%" not in name:
+            break
+        name = _ESCAPED_CHAR.sub(lambda m: chr(int(m.group()[1:], 16)), name)
+    return name
+
+
+def _in_query(text: str, start: int) -> bool:
+    """True when the name at `start` follows `?`, `&`, `;` or `#` (or one of them escaped)."""
+    if start > 0 and text[start - 1] in _QUERY_STARTS:
+        return True
+    return start >= 3 and _unescape(text[start - 3 : start]) in tuple(_QUERY_STARTS)
+
+
+def _is_query_secret_name(name: str) -> bool:
+    words = _name_words(_unescape(name).upper())
+    whole_name = len(words) == 1 and words[0] in _QUERY_SECRET_NAMES
+    return whole_name or bool(_QUERY_SECRET_WORDS.intersection(words))
+
+
+def _is_code_reference(name: str, value: str) -> bool:
+    """True when `value`, given to `name`, is source code that refers to the secret: a call or
+    an index, a constant, or a variable named like the secret."""
+    if value in _CODE_CONSTANTS or _CODE_CALL.match(value):
+        return True
+    dotted = _DOTTED_NAME.fullmatch(value)
+    own = _DOTTED_NAME.fullmatch(name.strip().lstrip("-"))
+    if dotted is None or own is None:
+        return False
+    return dotted.group("last").lower() == own.group("last").lower()
+
+
+def _redact_netrc(text: str) -> str:
+    """Replace the word after `password`, `passwd` or `account` in each netrc entry."""
+    entries = list(_NETRC_ENTRY.finditer(text))
+    if not entries:
+        return text
+    parts: list[str] = []
+    done = 0
+    for entry, following in zip(entries, [*entries[1:], None], strict=True):
+        stop = min(following.start() if following else len(text), entry.start() + _NETRC_SPAN)
+        host = entry.group("host") or ""
+        if "." not in host and not _NETRC_LOGIN.search(text, entry.end(), stop):
+            continue
+        for key in _NETRC_SECRET_KEY.finditer(text, entry.end(), stop):
+            value = _NETRC_VALUE.match(text, key.end())
+            if value and key.end() >= done and value.group() != REDACTED:
+                parts += [text[done : key.end()], REDACTED]
+                done = value.end()
+    return "".join([*parts, text[done:]]) if parts else text
 
 
 def _name_words(upper: str) -> list[str]:

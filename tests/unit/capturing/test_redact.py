@@ -515,3 +515,190 @@ def test_random_keys_are_recognised_nearly_always() -> None:
 )
 def test_options_and_headers_inside_one_text(text: str, expected: str) -> None:
     assert R.redact_text(text) == expected
+
+
+# Secret-named pairs written with spaces, as INI files (~/.aws/credentials), shell and source
+# code write them. The values are built at run time: no key-shaped literal is committed.
+INI_KEY = _rand(ALNUM + "+/", 41)  # one character off the AWS format: only the name marks it
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"aws_secret_access_key = {INI_KEY}",
+        f"+aws_secret_access_key = {INI_KEY}",
+        f"[default]\naws_access_key_id = x\naws_secret_access_key = {INI_KEY}\nregion = eu",
+        f"api_key = {INI_KEY}",
+        f"secret = {INI_KEY}",
+        f"SECRET\t=\t{INI_KEY}",
+        f"api_key: {INI_KEY}",
+        f"export HF_TOKEN = {INI_KEY}",
+    ],
+)
+def test_secret_named_pairs_with_spaces_are_redacted_in_free_text(line: str) -> None:
+    out = R.redact_text(line)
+    assert INI_KEY not in out
+    assert REDACTED in out
+
+
+def test_spaced_pairs_keep_the_rest_of_the_text() -> None:
+    text = f"[default]\naws_secret_access_key = {INI_KEY}\nregion = eu-west-1\n"
+    assert (
+        R.redact_text(text)
+        == f"[default]\naws_secret_access_key = {REDACTED}\nregion = eu-west-1\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "self.api_key = api_key",
+        "token = args.token",
+        "token = None",
+        "token = get_token()",
+        "secret = config['secret']",
+        "if api_key == other_key:",
+        "tokens => tokens + 1",
+        "lr = 3e-4",
+        "token: Optional[str] = None",
+    ],
+)
+def test_code_that_refers_to_a_secret_is_left_alone(line: str) -> None:
+    assert R.redact_text(line) == line
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "machine h login a password {}",
+        "machine git.example.com password {} login a",
+        "default login anonymous password {}",
+        "machine h\n  login a\n  password {}\n",
+        "+machine h\n+login a\n+passwd {}\n",
+        "machine h login a account {} password {}",
+        "machine a.example.com login u password {}\nmachine b.example.com login v password {}",
+    ],
+)
+def test_netrc_passwords_are_redacted(text: str) -> None:
+    secret = "HunterTwo" + _rand(ALNUM, 6)
+    filled = text.replace("{}", secret)
+    for out in (
+        R.redact_text(filled),
+        R.redact_value("NETRC_LINE", filled),
+        " ".join(R.redact_argv(["t.py", filled])),
+    ):
+        assert secret not in out
+    assert R.redact_text("machine h login a password x") == f"machine h login a password {REDACTED}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a machine learning password policy",
+        "the default password length is 12",
+        "machine h login a",
+    ],
+)
+def test_prose_and_netrc_entries_without_passwords_are_left_alone(text: str) -> None:
+    assert R.redact_text(text) == text
+
+
+@pytest.mark.parametrize("name", ["code", "otp", "hmac", "totp", "otp_code", "sig", "signature"])
+@pytest.mark.parametrize("start", ["?", "&", "#", "%3F", "%26"])
+def test_one_time_secrets_in_a_url_query_are_redacted(name: str, start: str) -> None:
+    secret = "Zq" + _rand(ALNUM, 10)
+    url = f"https://api.example.com/cb?x=1{start}{name}={secret}&state=s1"
+    assert secret not in R.redact_url(url)
+    assert secret not in R.redact_value("CALLBACK_URL", url)
+    assert secret not in R.redact_argv(["t.py", url])[1]
+    assert "state=s1" in R.redact_url(url)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "exit code=3",
+        "https://h.example.com/x?error_code=404&country_code=US",
+        "https://h.example.com/x?lang=en&code_version=2",
+        "https://cdn.example.com/app.js?hash=3f5a9c1e",  # a short content hash
+        "python -m code=1",
+    ],
+)
+def test_code_and_hash_names_outside_a_secret_place_are_kept(text: str) -> None:
+    assert R.redact_text(text) == text
+
+
+def test_a_query_hash_is_redacted_only_when_it_looks_random() -> None:
+    key = _rand(ALNUM, 40)
+    assert key not in R.redact_url(f"https://h.example.com/login?id=7&hash={key}")
+    short = "3f5a9c1e"
+    assert short in R.redact_url(f"https://h.example.com/app.js?hash={short}")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "password%3D={}",
+        "pass%77ord={}",
+        "%70assword={}",
+        "api%5Fkey={}",
+        "user%5Bpassword%5D={}",
+        "pass%2577ord={}",  # escaped twice
+        "next=https%3A%2F%2Fh.example.com%2Fcb%3Ftoken%3D{}%26page%3D2",
+    ],
+)
+def test_percent_escaped_names_are_decoded_before_they_are_judged(query: str) -> None:
+    secret = "Zq" + _rand(ALNUM, 10)
+    url = "https://h.example.com/x?" + query.replace("{}", secret)
+    out = R.redact_url(url)
+    assert secret not in out
+    assert out.startswith("https://h.example.com/x?")
+    if "page" in query:
+        assert out.endswith("%26page%3D2")  # an escaped pair after the secret is kept
+
+
+@pytest.mark.parametrize("kind", sorted(TOKENS))
+@pytest.mark.parametrize("template", ["%22{}%22", "q=x%3D{}", "%2F{}", "a%20{}%20b"])
+def test_tokens_right_after_a_percent_escape_are_redacted(kind: str, template: str) -> None:
+    out = R.redact_text(template.format(TOKENS[kind]))
+    assert TOKENS[kind] not in out
+
+
+@pytest.mark.parametrize("name", ["HF_LOGIN", "DOCKER_LOGIN", "--login", "npm.login"])
+def test_a_name_ending_in_login_hides_its_value(name: str) -> None:
+    assert R.is_secret_name(name)
+    assert R.redact_value(name, "plainsecretvalue") == REDACTED
+
+
+@pytest.mark.parametrize("name", ["LOGIN_URL", "LOGIN_TIMEOUT", "LOGNAME", "LOGIN_RETRY_COUNT"])
+def test_login_followed_by_another_word_is_a_setting(name: str) -> None:
+    assert not R.is_secret_name(name)
+
+
+def test_random_keys_without_a_digit_are_recognised_when_they_have_base64_punctuation() -> None:
+    rng = random.Random(11)
+    letters = string.ascii_letters + "+/"
+    keys = ["".join(rng.choice(letters) for _ in range(rng.randint(32, 64))) for _ in range(2000)]
+    keys = [k for k in keys if "+" in k or "/" in k]
+    kept = [k for k in keys if R.redact_value("MY_ID", k) != REDACTED]
+    assert len(kept) <= len(keys) // 12, len(kept)  # measured: 1 in 11 at 32 chars, 1 in 25 at 64
+    for key in keys[:50]:
+        if key not in kept:
+            assert R.redact_argv(["t.py", key]) == ["t.py", REDACTED]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/checkpoints/ResNet/RunFinal/EpochBestModel",
+        "/Users/Shared/Data/ImageNet/TrainSplit",
+        "data/imagenet/TrainSplit/ClassNames/Index",
+        "BertModel+LinearHead+CrossEntropyLoss",
+        "EleutherAI/PythiaDedupedCheckpointFinal",
+        "HuggingFaceH/ZephyrBetaInstruct/Tokenizer",
+        "flip+crop+normalize+colorjitter+grayscale",
+    ],
+)
+def test_digit_free_paths_and_name_lists_are_not_random(value: str) -> None:
+    assert R.redact_value("MY_SETTING", value) == value
+    assert R.redact_argv(["t.py", value]) == ["t.py", value]
