@@ -326,3 +326,82 @@ def test_import_to_a_terminal_escapes_what_json_leaves_raw_and_a_pipe_gets_exact
     _envsnap("import", "mlflow", str(run), "-o", str(written), cwd=tmp_path)
     assert piped.stdout == written.read_bytes()  # a pipe gets the file's exact bytes
     assert json.loads(shown.replace(b"\r\n", b"\n")) == json.loads(piped.stdout)
+
+
+# Shapes a red-team pass found kept: INI-style pairs with spaces, netrc entries, one-time secrets
+# in URL queries, escaped parameter names, a Google key after a percent escape, a secret under a
+# LOGIN name, and a random key with no digit.
+INI_KEY = _draw(BASE64, 41)  # one character off the AWS format: only its name marks it
+NETRC_PASSWORD = "HunterTwo" + _draw(BASE64[:62], 8)
+ONE_TIME = {name: "Zq" + _draw(BASE64[:62], 14) for name in ("code", "otp", "hmac", "sig")}
+ESCAPED_NAME_SECRET = "Zq" + _draw(BASE64[:62], 14)
+GOOGLE_KEY = "AIza" + _draw(BASE64[:62] + "_-", 35)
+LOGIN_SECRET = "plainsecret" + _draw(BASE64[:62], 8)
+NO_DIGIT_KEY = "Qx+" + "".join(_RNG.choice(BASE64[:52] + "+/") for _ in range(40)) + "/wZ"
+
+
+def _red_team_secrets() -> list[str]:
+    return [
+        INI_KEY,
+        NETRC_PASSWORD,
+        *ONE_TIME.values(),
+        ESCAPED_NAME_SECRET,
+        GOOGLE_KEY,
+        LOGIN_SECRET,
+        NO_DIGIT_KEY,
+    ]
+
+
+def test_red_team_shapes_stay_out_of_env_argv_remotes_and_the_patch(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    query = "&".join(f"{name}={value}" for name, value in ONE_TIME.items())
+    git(repo, "remote", "add", "mirror", f"https://git.example.com/r.git?{query}")
+    (repo / "credentials.ini").write_text("[default]\nregion = eu-west-1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "config")
+    (repo / "credentials.ini").write_text(
+        f"[default]\nregion = eu-west-1\naws_secret_access_key = {INI_KEY}\n"
+    )
+    (repo / "run.sh").write_text(
+        f"python train.py\n# machine h login a password {NETRC_PASSWORD}\n"
+    )
+    planted = {
+        "MYSVC_NETRC": f"machine h login a password {NETRC_PASSWORD}",
+        "MYSVC_CALLBACK": f"https://api.example.com/cb?{query}",
+        "MYSVC_NEXT": f"https://h.example.com/x?pass%77ord={ESCAPED_NAME_SECRET}",
+        "MYSVC_MAPS": f"https://maps.example.com/x?q=%22{GOOGLE_KEY}%22",
+        "HF_LOGIN": LOGIN_SECRET,
+        "MYSVC_REQUEST_ID": NO_DIGIT_KEY,
+        "MYSVC_CONFIG": f"aws_secret_access_key = {INI_KEY}",
+        "MYSVC_GIT_COMMIT": FACT_COMMIT,
+    }
+    out = tmp_path / "m.json"
+    (repo / "job.py").write_text(
+        "import sys, envsnap\nenvsnap.capture(sys.argv.pop(1), only=['env', 'code'])\n"
+    )
+    argv = [
+        f"machine h login a password {NETRC_PASSWORD}",
+        f"--callback=https://api.example.com/cb?{query}",
+        f"https://h.example.com/x?password%3D={ESCAPED_NAME_SECRET}",
+        NO_DIGIT_KEY,
+        *("--revision", FACT_COMMIT),
+    ]
+    (repo / "envsnap.toml").write_text('[env]\nextra_prefixes = ["MYSVC_"]\nnames = ["HF_LOGIN"]\n')
+    done = subprocess.run(
+        [sys.executable, "job.py", str(out), *argv],
+        cwd=repo,
+        env=_python_env(**planted),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    raw = out.read_bytes()
+    assert _leaks(raw, _red_team_secrets()) == []
+    document = json.loads(raw)
+    variables = document["env"]["variables"]
+    assert variables["MYSVC_GIT_COMMIT"] == FACT_COMMIT
+    assert variables["HF_LOGIN"] == "<redacted>"
+    assert "region = eu-west-1" in document["code"]["patch"]
+    assert FACT_COMMIT in document["run"]["argv"]
+    assert document["code"]["commit"] == _head(repo)

@@ -56,6 +56,16 @@ PLAIN = [f"plainSecretValue{i:02d}zz" for i in range(20)]
 _SHAPES = random.Random(1905)
 SHAPED = ["".join(_SHAPES.choice("0123456789abcdef") for _ in range(40)) for _ in range(6)]
 SHAPED += [f"/run/secrets/corpusSecretPath{i:02d}" for i in range(4)]
+# Secrets marked only by where they sit: a netrc entry, a one-time query parameter, an escaped
+# parameter name, a LOGIN name; and a digit-free random key, marked only by its shape.
+PLACED = [f"placedSecretValue{i:02d}zz" for i in range(5)]
+PLACED.append(
+    "Qx+"
+    + "".join(
+        _SHAPES.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/") for _ in range(40)
+    )
+    + "/wZ"
+)
 
 
 def _spread(channel: int, channels: int) -> list[str]:
@@ -101,6 +111,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     sets = [f"parallel.other.s{i}={token}" for i, token in enumerate(set_tokens)]
     sets += [f"precision.other.hf_token={PLAIN[6]}", f"data.other.password={PLAIN[7]}"]
     sets += [f"data.other.private_key={PLAIN[17]}", f"parallel.other.request_sig={SHAPED[2]}"]
+    sets += [f"parallel.other.hf_login={PLACED[3]}"]
     cli = [sys.executable, "-m", "envsnap", "capture", "--skip", "gpu,torch,cuda_stack,packages"]
     cli += ["--label", " ".join(label_tokens), "--data", str(data), "-o", str(root / "a.json")]
     for assignment in sets:
@@ -116,7 +127,11 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "import json, sys, envsnap\n"
         f"sys.argv = ['train.py', '--token', {PLAIN[8]!r}, '--db-password={PLAIN[12]}', "
         f"'MY_SERVICE_ID={SHAPED[3]}', '--api-key-path', {SHAPED[7]!r}, "
-        f"'--token-file={SHAPED[8]}', *{argv_tokens!r}]\n"
+        f"'--token-file={SHAPED[8]}', 'https://h.example.com/x?pass%77ord={PLACED[2]}', "
+        f"'https://h.example.com/x?otp={PLACED[4]}', "
+        f"'machine h login a password {PLACED[0]}', "
+        f"'https://api.example.com/cb?state=s&code={PLACED[1]}', {PLACED[5]!r}, "
+        f"*{argv_tokens!r}]\n"
         f"extra = {{'api_key': {PLAIN[9]!r}, 'nested': {{'password': {PLAIN[10]!r}}}, "
         f"'token': {PLAIN[14]!r}, "
         f"'notes': {extra_tokens!r}}}\n"
@@ -146,7 +161,8 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         *extra_tokens,
         *imported_tokens,
     ]
-    return {"root": root, "records": records, "secrets": planted_tokens + PLAIN + SHAPED}
+    secrets = planted_tokens + PLAIN + SHAPED + PLACED
+    return {"root": root, "records": records, "secrets": secrets}
 
 
 def _imported_records(root: Path, tokens: list[str]) -> list[Path]:
