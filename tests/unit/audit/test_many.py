@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from envsnap.audit import load, loads
 from envsnap.audit.many import audit_many, scan_many
-from envsnap.audit.sources import audit_path
-from tests.helpers.advisories import CASES, FULL, near_miss, trigger
+from envsnap.audit.sources import audit_path, audit_path_safely
+from envsnap.manifest.seal_check import STRICT_ENV, refuse_mismatches
+from tests.helpers.advisories import CASES, FULL, edited, near_miss, trigger
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +90,50 @@ def test_plan_caches_stay_bounded_when_every_manifest_has_a_new_version(
         hits = {h.id for h in scan(plan, doc)}
         assert ("ENVSNAP-2024-0001" in hits) == (patch == 0)  # only 2.5.0 is affected
         assert len(plan._in_range) <= 8 and len(plan._candidates) <= 8
+
+
+def _written(directory: Path, name: str, doc: dict[str, Any]) -> str:
+    path = directory / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_a_manifest_the_model_refuses_is_that_files_error_in_a_fleet(
+    tmp_path: Path, jobs: int
+) -> None:
+    database = load()
+    good = _written(tmp_path, "a-good.json", FULL)
+    garbage = _written(tmp_path, "b-garbage.json", {**FULL, "torch": "garbage"})
+    bad_int = edited({"system.cpu.logical_cores": "8"})  # strict: a string is no integer
+    coerced = _written(tmp_path, "c-coerced.json", bad_int)
+    paths = [good, garbage, coerced]
+    many = list(audit_many(paths, jobs=jobs))
+    alone = [audit_path_safely(p, database, "close", ()) for p in paths]
+    assert [r.model_dump() for r in many] == [r.model_dump() for r in alone]
+    assert many[0].error is None and many[0].findings
+    for result in many[1:]:
+        assert result.error is not None and "not a valid envsnap manifest" in result.error
+        assert "\n" not in result.error and result.findings == []
+    assert "torch" in (many[1].error or "") and "logical_cores" in (many[2].error or "")
+
+
+@pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_an_edited_sealed_manifest_is_refused_under_strict_in_a_fleet(
+    tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(STRICT_ENV, raising=False)
+    sealed = _written(tmp_path, "a-sealed.json", FULL)
+    edited_after_capture = _written(tmp_path, "b-edited.json", {**FULL, "extra": {"note": "x"}})
+    paths = [sealed, edited_after_capture]
+    refuse_mismatches(True)  # what `envsnap --strict` sets, in this process only
+    try:
+        verdicts = list(scan_many(paths, jobs=jobs))
+        alone = audit_path_safely(edited_after_capture, load(), "close", ())
+    finally:
+        refuse_mismatches(False)
+    assert verdicts[0].error is None and verdicts[0].hits
+    assert verdicts[1].error == alone.error
+    assert "digest does not match" in (verdicts[1].error or "")
+    [unrefused] = scan_many([edited_after_capture], jobs=1)
+    assert unrefused.error is None and unrefused.hits  # without --strict: a warning only
