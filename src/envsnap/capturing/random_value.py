@@ -25,7 +25,7 @@ from collections import Counter
 
 SHORTEST_RANDOM = 32
 _HEX = re.compile(r"[0-9a-fA-F]{32,}")
-_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
+BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{16,}")
 _SEPARATORS = re.compile(r"[+/_\-]")
 # A segment between separators that reads as a word or a number: `datasets/imagenet/Train2024`,
@@ -67,7 +67,7 @@ def looks_random(value: str) -> bool:
     if _HEX.fullmatch(value):
         has_both = not value.isdigit() and any(c.isdigit() for c in value)
         return has_both and _entropy(value) >= _MIN_HEX_ENTROPY
-    if not _BASE64.fullmatch(value):
+    if not BASE64_RUN.fullmatch(value):
         return False
     body = value.rstrip("=")
     if not _ALNUM_RUN.search(body) and not _few_separators_no_words(body):

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from envsnap.capturing.random_value import looks_random
+from envsnap.capturing.random_value import BASE64_RUN, looks_random
 from envsnap.capturing.secret_formats import KEYED, WHOLE
 
 REDACTED = "<redacted>"
@@ -277,9 +277,9 @@ _WHITESPACE = re.compile(r"\s")
 _VALUE_END = re.compile(r"[\s&;,'\"]")
 # After an escaped `=` the value is escaped too, and ends at an escaped separator as well.
 _ESCAPED_VALUE_END = re.compile(r"[\s&;,'\"]|%(?:2[02367Cc]|3[Bb])")
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
-_SPLIT_NAME = re.compile(r"[^A-Z0-9]+")  # `_`, `-`, `.`, and what an escape decodes to
-_NAME_PARTS = re.compile(r"[^A-Z0-9]+")  # also splits `pkg.whl#sha256` or `a/b?rev`
+# The words of an upper-cased name: split at `_`, `-`, `.`, what an escape decodes to, and the
+# `#` or `?` of `pkg.whl#sha256` or `a/b?rev`.
+_NAME_PARTS = re.compile(r"[^A-Z0-9]+")
 
 
 @functools.cache
@@ -448,7 +448,7 @@ class Redactor:
             return start if _is_code_reference(name, text[start:stop]) else stop
         # Only a whole run of base64 characters can look random: matched from `start`, it stops
         # at the first other character, so a text of many short pairs is read once.
-        run = _BASE64_RUN.match(text, start)
+        run = BASE64_RUN.match(text, start)
         if run is None or names_a_fact(name):
             return start
         whole = run.end() == len(text) or value_end.match(text, run.end()) is not None
@@ -569,7 +569,7 @@ def _redact_netrc(text: str) -> str:
 
 def _name_words(upper: str) -> list[str]:
     """The words of an upper-case name, a glued location suffix split off (KEYFILE: KEY, FILE)."""
-    words = [w for w in _SPLIT_NAME.split(upper) if w]
+    words = [w for w in _NAME_PARTS.split(upper) if w]
     last = words[-1] if words else ""
     for suffix in _LOCATION_WORDS:
         if last.endswith(suffix) and len(last) > len(suffix):
