@@ -326,7 +326,10 @@ def _run_measured(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[floa
         "exec yes",
         "yes | cat",
         "yes >&2",
-        'yes & echo $! > "$(dirname "$0")/child.pid"; wait',
+        # Each call of the fake git (capture runs several at once) names its own
+        # file, written whole by a rename, so no reader sees a half-written pid.
+        'd="$(dirname "$0")"; yes & echo $! > "$d/child.$$.tmp"; '
+        'mv "$d/child.$$.tmp" "$d/child.$$.pid"; wait',
     ],
     ids=["stdout", "pipeline", "stderr", "grandchild"],
 )
@@ -342,8 +345,8 @@ def test_an_endless_git_output_costs_bounded_memory_and_time(
     assert wall_s < 30, wall_s
     record = json.loads(out.read_text())["collectors"]["code"]
     assert record["status"] == "error", record
-    pid_file = tools / "child.pid"
-    if pid_file.exists():  # the grandchild was killed with git's process group
+    # Every grandchild that announced itself was killed with git's process group.
+    for pid_file in tools.glob("child.*.pid"):
         _assert_gone(int(pid_file.read_text()))
 
 
