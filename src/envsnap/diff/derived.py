@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envsnap.diff.changes import dotted
-from envsnap.diff.report import Severity
+from envsnap.diff.report import Basis, Severity
 from envsnap.diff.sides import where
 from envsnap.diff.versions import crosses, within
 
@@ -27,7 +27,9 @@ class Hit:
     `severity` overrides the rule's, per target; `active` overrides the rule's `latent` (True:
     the mechanism is shown to act on the run); `component` overrides the one read from the
     path; `extra` adds evidence beyond (path, a, b); `magnitude` orders equal findings by
-    effect size (a major version step outweighs a patch).
+    effect size (a major version step outweighs a patch); `inferred` says what the hit's values
+    were inferred from when the records do not state them (None: stated); `basis` overrides the
+    basis read from `inferred` (a shared risk, a note about what is unknown).
     """
 
     rule: str
@@ -40,6 +42,8 @@ class Hit:
     component: str | None = None
     extra: tuple[tuple[str, Any, Any], ...] = ()
     magnitude: int = 0
+    inferred: str | None = None
+    basis: Basis | None = None
 
 
 def get(doc: Doc, dotted_path: str) -> Any:

@@ -54,6 +54,7 @@ def make_finding(
         why=rule.why,
         fix=rule.fix,
         refs=list(rule.refs),
+        basis=hit.basis or ("inferred" if hit.inferred else "stated"),
     )
 
 

@@ -28,6 +28,13 @@ Category = Literal[
     "noise",
 ]
 
+# What a finding rests on: a difference the records state, a difference inferred from what they
+# state (a release's defaults, the GPU table, a wheel's bundled libraries), a risk both sides
+# share while nothing recorded differs, or a note about what is unknown. Notes and shared risks
+# never rank above a stated or inferred difference.
+Basis = Literal["stated", "inferred", "shared", "unknown"]
+BASES: tuple[Basis, ...] = ("stated", "inferred", "shared", "unknown")
+
 SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
 # Higher is more severe; used for ranking and --fail-on thresholds.
 SEVERITY_RANK: dict[str, int] = {name: len(SEVERITIES) - i for i, name in enumerate(SEVERITIES)}
@@ -51,6 +58,11 @@ class Evidence(Model):
     path: str = Field(description="Dotted manifest path where the fact was seen.")
     a: JsonValue = Field(default=None, description="Value on side A.")
     b: JsonValue = Field(default=None, description="Value on side B.")
+    inferred: str | None = Field(
+        default=None,
+        description="Null when both values are stated by the records; else what the values "
+        "were inferred from (a release's default, the GPU table, a wheel's bundled library).",
+    )
 
 
 class Finding(Model):
@@ -74,6 +86,13 @@ class Finding(Model):
         default=None,
         description="Why the finding ranks where it does: severity for the target, active or "
         "latent, specificity, effect size.",
+    )
+    basis: Basis = Field(
+        default="stated",
+        description="What the finding rests on: `stated` (a difference the records state), "
+        "`inferred` (a difference inferred from what they state), `shared` (a risk both sides "
+        "leave open while nothing recorded explains the disagreement) or `unknown` (a note "
+        "about what is not recorded). `shared` and `unknown` never rank above the others.",
     )
 
 

@@ -211,11 +211,12 @@ def json_pieces(report: Report) -> Iterator[str]:
 
 
 def _compact_entries(entries: list[Evidence], indent: str) -> Iterator[str]:
-    """`{"a": ..., "b": ..., "path": ...}` per line, keys sorted as in the pretty text."""
+    """`{"a": ..., "b": ..., "inferred": ..., "path": ...}` per line, keys sorted as in the pretty
+    text."""
     last = len(entries) - 1
     for position, entry in enumerate(entries):
         line = json.dumps(
-            {"a": entry.a, "b": entry.b, "path": entry.path},
+            {"a": entry.a, "b": entry.b, "inferred": entry.inferred, "path": entry.path},
             sort_keys=True,
             ensure_ascii=False,
             allow_nan=False,

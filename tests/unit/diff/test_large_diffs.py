@@ -83,7 +83,7 @@ def test_long_evidence_is_one_entry_per_line_and_short_reports_are_unchanged() -
     text = render_json(report)
     folded = next(f for f in report.findings if len(f.evidence) > COMPACT_EVIDENCE)
     entry = folded.evidence[-1]
-    line = json.dumps({"a": entry.a, "b": entry.b, "path": entry.path}, sort_keys=True)
+    line = json.dumps(entry.model_dump(mode="json"), sort_keys=True)
     assert f"\n{' ' * 8}{line}\n{' ' * 6}]" in text
     small = diff_documents(*_bumped_pair(0, 3))
     assert render_json(small) == pretty_text(small.model_dump(mode="json"))
