@@ -1,0 +1,57 @@
+"""The case validator accepts well-formed v3 cases and names each problem of a bad one."""
+
+from __future__ import annotations
+
+import copy
+
+from tests.field.format import problems
+from tests.field.synthetic import IMPORTED, NVML, case
+
+
+def test_well_formed_cases_have_no_problems() -> None:
+    assert problems(IMPORTED, IMPORTED["id"]) == []
+    assert problems(NVML, NVML["id"]) == []
+    capture = case(NVML, route="capture")
+    for side in ("a", "b"):
+        for key in ("gpus", "driver", "cuda_libs"):
+            capture[side].pop(key)
+    assert problems(capture) == []
+
+
+def test_each_problem_is_named() -> None:
+    bad = copy.deepcopy(NVML)
+    bad["label"]["rules"] = ["hw.no-such-rule"]
+    bad["label"]["category"] = "drivers"
+    bad["a"]["gpus"] = ["no-such-gpu"]
+    bad["a"]["job"]["threads"] = "four"
+    bad["a"]["job"]["loaders"]["test"] = {}
+    bad["b"]["packages"] = {"torch": "2.0.0"}
+    bad["b"]["cuda_libs"] = {"nvidia-ml-py": "12.535.77"}
+    del bad["b"]["driver"]
+    found = problems(bad, "other-name-1-x")
+    expected = [
+        "differs from the file name",
+        "unknown rule ids hw.no-such-rule",
+        "label.category 'drivers'",
+        "a: gpus: no file tests/field/gpus/no-such-gpu.json",
+        "a: job.threads: 'four' has the wrong type",
+        "a: job.loaders: unknown loader 'test'",
+        "b: packages: the job imports torch",
+        "b: cuda_libs: not a CUDA library wheel: nvidia-ml-py",
+        "driver: state it on both sides or on neither",
+    ]
+    for text in expected:
+        assert any(text in problem for problem in found), (text, found)
+
+
+def test_sides_hold_only_what_their_route_can() -> None:
+    imported = copy.deepcopy(IMPORTED)
+    imported["a"]["facts"]["seed"] = 0  # a collect_env report holds no seed
+    imported["b"] = {"report": "no-such-report.txt"}
+    found = problems(imported)
+    assert any("a: facts: unknown keys seed" in p for p in found), found
+    assert any("b: report 'no-such-report.txt' is not a file" in p for p in found), found
+    capture = case(NVML, route="capture")
+    assert any(
+        "unknown keys for this route: cuda_libs, driver, gpus" in p for p in problems(capture)
+    )
