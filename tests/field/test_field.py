@@ -64,7 +64,7 @@ def test_case_follows_the_v3_format(path: Any) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 26 in progress: 98 of the 110 cases are written; the hardware/cuda-stack cases still being added",
+    reason="issue 26 in progress: 97 of the 110 cases are written; the hardware/cuda-stack cases still being added",
 )
 def test_corpus_is_large_and_broad() -> None:
     cases = _cases()
