@@ -1,6 +1,6 @@
 """The noise model: the harmless differences two real machines have, drawn per case and side.
 
-It follows /work/shared/reference/noise.md ("What two real runs differ in when nothing that
+It follows the noise reference the project was given ("What two real runs differ in when nothing that
 matters changed"), item by item, wherever a route can hold the item:
 
 - Machine and OS: the user's name and home in every path and the checkout path (capture,
