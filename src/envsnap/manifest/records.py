@@ -388,7 +388,7 @@ class Cpu(Record):
 
     vendor: str | None
     model: str | None
-    architecture: str | None
+    architecture: str
     isa_flags: list[str]
     logical_cores: int | None
     physical_cores: int | None
@@ -399,7 +399,7 @@ class Cpu(Record):
         *,
         vendor: str | None,
         model: str | None,
-        architecture: str | None,
+        architecture: str,
         isa_flags: list[str],
         logical_cores: int | None,
         physical_cores: int | None,
@@ -459,7 +459,7 @@ class SystemSection(Section):
     unknown: dict[str, str]
     os: str
     os_release: str | None
-    kernel: str | None
+    kernel: str
     libc: str | None
     hostname: str | None
     cpu: Cpu
@@ -472,7 +472,7 @@ class SystemSection(Section):
         unknown: dict[str, str] | None = None,
         os: str,
         os_release: str | None,
-        kernel: str | None,
+        kernel: str,
         libc: str | None,
         hostname: str | None,
         cpu: Cpu,
@@ -1010,34 +1010,6 @@ class Determinism(Record):
         self.fill_uninitialized_memory = fill_uninitialized_memory
 
 
-class CpuKernels(Record):
-    FIELDS = (
-        "mkldnn_enabled",
-        "bf16",
-        "amx_fp16",
-        "features",
-    )
-    __slots__ = FIELDS
-
-    mkldnn_enabled: bool | None
-    bf16: bool | None
-    amx_fp16: bool | None
-    features: list[str]
-
-    def __init__(
-        self,
-        *,
-        mkldnn_enabled: bool | None = None,
-        bf16: bool | None = None,
-        amx_fp16: bool | None = None,
-        features: list[str] | None = None,
-    ) -> None:
-        self.mkldnn_enabled = mkldnn_enabled
-        self.bf16 = bf16
-        self.amx_fp16 = amx_fp16
-        self.features = [] if features is None else features
-
-
 class TorchBuild(Record):
     FIELDS = (
         "blas",
@@ -1196,7 +1168,6 @@ class TorchSection(Section):
         "num_interop_threads",
         "default_dtype",
         "cpu_capability",
-        "cpu",
         "build",
         "compile",
         "effective",
@@ -1223,7 +1194,6 @@ class TorchSection(Section):
     num_interop_threads: int | None
     default_dtype: str | None
     cpu_capability: str | None
-    cpu: CpuKernels | None
     build: TorchBuild
     compile: CompileSettings | None
     effective: EffectivePrecision
@@ -1251,7 +1221,6 @@ class TorchSection(Section):
         num_interop_threads: int | None,
         default_dtype: str | None,
         cpu_capability: str | None,
-        cpu: CpuKernels | None = None,
         build: TorchBuild,
         compile: CompileSettings | None,
         effective: EffectivePrecision,
@@ -1276,7 +1245,6 @@ class TorchSection(Section):
         self.num_interop_threads = num_interop_threads
         self.default_dtype = default_dtype
         self.cpu_capability = cpu_capability
-        self.cpu = cpu
         self.build = build
         self.compile = compile
         self.effective = effective
@@ -1682,8 +1650,6 @@ class ParallelSection(Section):
         "global_batch_formula",
         "global_batch_consistent",
         "dataloader",
-        "dataloader_name",
-        "dataloaders",
         "model_wrappers",
         "sources",
     )
@@ -1719,8 +1685,6 @@ class ParallelSection(Section):
     global_batch_formula: str | None
     global_batch_consistent: bool | None
     dataloader: DataLoaderInfo | None
-    dataloader_name: str | None
-    dataloaders: dict[str, DataLoaderInfo]
     model_wrappers: list[str]
     sources: dict[str, str]
 
@@ -1757,8 +1721,6 @@ class ParallelSection(Section):
         global_batch_formula: str | None = None,
         global_batch_consistent: bool | None = None,
         dataloader: DataLoaderInfo | None = None,
-        dataloader_name: str | None = None,
-        dataloaders: dict[str, DataLoaderInfo] | None = None,
         model_wrappers: list[str] | None = None,
         sources: dict[str, str] | None = None,
     ) -> None:
@@ -1792,8 +1754,6 @@ class ParallelSection(Section):
         self.global_batch_formula = global_batch_formula
         self.global_batch_consistent = global_batch_consistent
         self.dataloader = dataloader
-        self.dataloader_name = dataloader_name
-        self.dataloaders = {} if dataloaders is None else dataloaders
         self.model_wrappers = [] if model_wrappers is None else model_wrappers
         self.sources = {} if sources is None else sources
 
@@ -2448,7 +2408,6 @@ __all__ = [
     "CondaPackage",
     "Container",
     "Cpu",
-    "CpuKernels",
     "CudaStackSection",
     "CudnnFlags",
     "DataItem",
