@@ -107,10 +107,6 @@ def test_every_capture_is_present_sealed_and_current() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26 in progress: the ranking change that puts notes after differences has not landed",
-)
 def test_no_note_outranks_a_real_difference() -> None:
     found: list[str] = []
     for case in _buildable():
