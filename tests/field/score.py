@@ -36,13 +36,14 @@ def cause_rank(report: Report, rules: Sequence[str]) -> int | None:
 
 
 def note_above_difference(report: Report) -> tuple[Finding, Finding] | None:
-    """A note (basis unknown or shared) ranked above a real difference (stated or inferred),
-    as (note, difference); None when every note comes after every difference."""
+    """A note (basis unknown or shared) ranked above a real difference (stated or inferred,
+    and not bookkeeping, which cannot change results), as (note, difference); None when every
+    note comes after every difference."""
     first_note: Finding | None = None
     for finding in report.findings:
         if finding.basis in NOTES:
             first_note = first_note or finding
-        elif first_note is not None:
+        elif first_note is not None and finding.category != "noise":
             return first_note, finding
     return None
 

@@ -25,9 +25,10 @@ def as_volta(doc: dict[str, Any]) -> None:
 
 
 def above_info(report: Report) -> list[str]:
-    """'severity rule path' of every finding above info."""
+    """'severity rule path' of every difference above info (a risk both sides share is not a
+    difference between them)."""
     return [
         f"{f.severity} {f.rule} {f.path}"
         for f in report.findings
-        if SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"]
+        if SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"] and f.basis != "shared"
     ]

@@ -194,6 +194,13 @@ CASES: tuple[Case, ...] = (
         edits(("torch.cpu_capability", "AVX512")),
     ),
     Case(
+        "cpu-kernels",
+        "AVX-512 host instead of AVX2, the model's math on the CPU on both sides",
+        "hw.cpu-kernels",
+        edits(("torch.cpu_capability", "AVX512"), ("precision.device", "cpu")),
+        a=edits(("precision.device", "cpu")),
+    ),
+    Case(
         "cpu-arch",
         "x86_64 -> aarch64",
         "hw.cpu-arch",
@@ -630,6 +637,34 @@ CASES: tuple[Case, ...] = (
             ("gpu", None),
             ("collectors.gpu", {"status": "skipped", "reason": "no NVML", "duration_ms": 1.0}),
         ),
+    ),
+    # what both sides leave random (nothing recorded differs about it)
+    Case(
+        "shared-hash-seed",
+        "PYTHONHASHSEED unset on both sides",
+        "shared.hash-seed",
+        edits(),
+        a=edits(("env.variables.PYTHONHASHSEED", DELETE), ("seeds.pythonhashseed", None)),
+    ),
+    Case(
+        "shared-no-seed",
+        "no seed declared on either side (a job without torch)",
+        "shared.no-seed",
+        edits(),
+        a=edits(
+            ("seeds.master_seed", None),
+            ("seeds.seeded", []),
+            ("seeds.derived", {}),
+            ("seeds.torch_imported", False),
+            ("seeds.torch_initial_seed", None),
+        ),
+    ),
+    Case(
+        "shared-nondeterministic",
+        "nondeterministic algorithms allowed on both sides, on GPUs",
+        "shared.nondeterministic",
+        edits(),
+        a=edits(("torch.deterministic.algorithms", False), ("torch.cudnn.deterministic", False)),
     ),
     # must rank low
     Case("hostname-only", "only the host name differs (noise)", "noise.host", edits()),

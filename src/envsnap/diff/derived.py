@@ -14,7 +14,7 @@ from typing import Any
 
 from envsnap.diff.changes import dotted
 from envsnap.diff.report import Basis, Severity
-from envsnap.diff.sides import where
+from envsnap.diff.sides import Side, where
 from envsnap.diff.versions import crosses, within
 
 Doc = dict[str, Any]
@@ -29,7 +29,8 @@ class Hit:
     path; `extra` adds evidence beyond (path, a, b); `magnitude` orders equal findings by
     effect size (a major version step outweighs a patch); `inferred` says what the hit's values
     were inferred from when the records do not state them (None: stated); `basis` overrides the
-    basis read from `inferred` (a shared risk, a note about what is unknown).
+    basis read from `inferred` (a shared risk, a note about what is unknown); `gap`, on a note
+    about a value one side does not record, names that side and the reason it gives.
     """
 
     rule: str
@@ -44,6 +45,7 @@ class Hit:
     magnitude: int = 0
     inferred: str | None = None
     basis: Basis | None = None
+    gap: tuple[Side, str | None] | None = None
 
 
 def get(doc: Doc, dotted_path: str) -> Any:
@@ -235,6 +237,8 @@ def determinism(doc: Doc) -> bool | None:
 
 
 def determinism_mismatch(a: Doc, b: Doc) -> Iterator[Hit]:
+    """Determinism settings that differ, or that a side does not record. Both sides left
+    nondeterministic is a risk they share (`shared_risks.py`), not a difference."""
     da, db = determinism(a), determinism(b)
     rule = "algo.determinism-mismatch"
     if da is None and db is None:
@@ -245,6 +249,7 @@ def determinism_mismatch(a: Doc, b: Doc) -> Iterator[Hit]:
             None,
             title="determinism settings captured on neither side: bitwise comparison uninformative",
             severity=("info", "info", "info"),
+            basis="unknown",
         )
     elif (da is None) != (db is None):
         missing = where("a" if da is None else "b", "in")
@@ -254,6 +259,7 @@ def determinism_mismatch(a: Doc, b: Doc) -> Iterator[Hit]:
             da,
             db,
             title=f"determinism settings not captured {missing}: bitwise comparison uninformative",
+            basis="unknown",
         )
     elif da != db:
         yield Hit(
@@ -263,18 +269,10 @@ def determinism_mismatch(a: Doc, b: Doc) -> Iterator[Hit]:
             "deterministic" if db else "nondeterministic",
             title="one run was deterministic and the other was not: bitwise comparison uninformative",
         )
-    elif not da:
-        yield Hit(
-            rule,
-            "torch.deterministic",
-            "nondeterministic",
-            "nondeterministic",
-            title="neither run was deterministic: even identical conditions differ bitwise",
-            severity=("info", "info", "info"),
-        )
 
 
-def _is_envsnap_cli(argv: Any) -> bool:
+def is_envsnap_cli(argv: Any) -> bool:
+    """True when the command line is an `envsnap` CLI run (a capture taken outside the job)."""
     if not isinstance(argv, list) or not argv or not isinstance(argv[0], str):
         return False
     head = argv[0].replace("\\", "/").rsplit("/", 1)[-1]
@@ -289,7 +287,7 @@ def training_argv(a: Doc, b: Doc) -> Iterator[Hit]:
     from envsnap.diff.argv import argv_hits
 
     argv_a, argv_b = get(a, "run.argv"), get(b, "run.argv")
-    if argv_a == argv_b or _is_envsnap_cli(argv_a) or _is_envsnap_cli(argv_b):
+    if argv_a == argv_b or is_envsnap_cli(argv_a) or is_envsnap_cli(argv_b):
         return
     if isinstance(argv_a, list) and isinstance(argv_b, list):
         yield from argv_hits(argv_a, argv_b)
@@ -305,7 +303,10 @@ DERIVED: tuple[Callable[[Doc, Doc], Iterator[Hit]], ...] = (
 
 
 def derived_hits(a: Doc, b: Doc) -> list[Hit]:
-    """Every derived hit for the pair."""
+    """Every derived hit for the pair, and the risks both sides share."""
+    from envsnap.diff.cpu_facts import CPU_DERIVED
     from envsnap.diff.gpu_facts import GPU_DERIVED
+    from envsnap.diff.shared_risks import shared_risks
 
-    return [hit for function in (*DERIVED, *GPU_DERIVED) for hit in function(a, b)]
+    functions = (*DERIVED, *GPU_DERIVED, *CPU_DERIVED, shared_risks)
+    return [hit for function in functions for hit in function(a, b)]

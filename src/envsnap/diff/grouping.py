@@ -17,7 +17,7 @@ from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
 from envsnap.diff.derived import Hit
-from envsnap.diff.report import SEVERITY_RANK, TARGETS, Severity, Target
+from envsnap.diff.report import BASES, SEVERITY_RANK, TARGETS, Basis, Severity, Target
 from envsnap.diff.rules import Rule
 
 # Paths that name the torch release outside `packages.installed.torch`.
@@ -130,16 +130,28 @@ def primary_hit(group: Group, lead: Hit) -> Hit:
     return lead
 
 
-def evidence(group: Group, first: Hit) -> list[tuple[str, Any, Any]]:
-    """Every distinct (path, a, b), the titling hit first."""
+def evidence(group: Group, first: Hit) -> list[tuple[str, Any, Any, str | None]]:
+    """Every distinct (path, a, b, inferred), the titling hit first; `inferred` is what the
+    hit that saw the path inferred its values from (None: stated)."""
     seen: set[str] = set()
-    out: list[tuple[str, Any, Any]] = []
+    out: list[tuple[str, Any, Any, str | None]] = []
     for hit in [first, *group.hits]:
         for path, a, b in ((hit.path, hit.a, hit.b), *hit.extra):
             if path not in seen:
                 seen.add(path)
-                out.append((path, a, b))
+                out.append((path, a, b, hit.inferred))
     return out
+
+
+def hit_basis(hit: Hit) -> Basis:
+    """What one hit rests on: its own basis, else inferred when it says from what, else stated."""
+    return hit.basis or ("inferred" if hit.inferred else "stated")
+
+
+def group_basis(hits: Sequence[Hit]) -> Basis:
+    """What a finding rests on: the firmest of its hits (a stated fact beside an inferred one
+    makes the finding stated; a note beside a difference does not make it a note)."""
+    return min((hit_basis(hit) for hit in hits), key=BASES.index)
 
 
 def is_active(hits: Sequence[Hit]) -> bool:

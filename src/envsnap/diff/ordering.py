@@ -1,40 +1,67 @@
 """The order of findings: a deterministic score on evidence, never the catalog's order.
 
-Most severe for the target first; then a mechanism shown to act on the run (a setting that is
-on, a kernel that runs) before a latent one (a capability, a default the job may not use); then
-the more specific (a known bug window, then a named mechanism or default flip, then a generic
-version change); then the larger effect (the objective itself, then precision, then summation
-order; a major version step before a patch). Rule id and path only break exact ties.
+First what a finding rests on: a difference the records state or imply comes before a risk both
+sides share, which comes before a note about what is not recorded, whatever their severities;
+bookkeeping, which cannot change results, comes last. Within each group: most severe for the
+target first; then a mechanism shown to act on the run (a setting that is on, a kernel that
+runs) before a latent one (a capability, a default the job may not use); then the larger effect
+on the target (`EFFECT`, docs/diff.md); then, within one kind of effect only, the more specific
+(a known bug window, then a named mechanism or default flip, then a generic version change) and
+the larger step (a major version before a patch). Rule id and path only break exact ties.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envsnap.diff.report import SEVERITY_RANK, Category, Severity, Target
+from envsnap.diff.report import SEVERITY_RANK, Basis, Category, Severity, Target
 
-# Typical size of the effect, by kind of cause: what is optimized > precision (~1e-3) and
-# random streams > summation order (~1e-7) > the environment around the run > bookkeeping.
-EFFECT: dict[str, int] = {
+# What a finding rests on, in the order of the report (bookkeeping, category noise, after all).
+_BASIS_GROUP: dict[Basis, int] = {"stated": 0, "inferred": 0, "shared": 1, "unknown": 2}
+_BOOKKEEPING_GROUP = 3
+_GROUP_TEXT: dict[int, str] = {
+    0: "a difference",
+    1: "a risk both sides share (after every difference)",
+    2: "a note about what is not recorded (after every difference and shared risk)",
+    3: "bookkeeping (after everything else)",
+}
+
+# Effect of a kind of cause on each target, larger first (numerics.md rules 1, 2 and 6; the
+# reasoning per row is in docs/diff.md). What is optimized outranks everything; a precision mode
+# moves errors by orders of magnitude (~1e-3 relative per TF32 GEMM) and a new random stream
+# moves every draw, both above a kernel or summation order (~ULP, ~2e-4 for a cuDNN heuristic);
+# a code change says that the code moved, not what it computes, so it follows every named
+# mechanism; the environment around the run rarely reaches the arithmetic. For bitwise a random
+# stream outranks precision: a seed changes every draw from the first, a precision mode only the
+# ops it governs.
+_CLOSE: dict[Category, int] = {
     "semantics": 6,
     "data": 6,
-    "code": 5,
-    "precision": 4,
-    "randomness": 3,
-    "algorithm": 2,
-    "hardware": 2,
-    "stack": 2,
+    "precision": 5,
+    "randomness": 4,
+    "algorithm": 3,
+    "hardware": 3,
+    "stack": 3,
+    "code": 2,
     "environment": 1,
     "noise": 0,
 }
-_EFFECT_TEXT: dict[int, str] = {
-    6: "changes what is optimized",
-    5: "can change anything the code does",
-    4: "changes precision (TF32: ~1e-3 relative)",
-    3: "changes random streams",
-    2: "changes kernels and summation order",
-    1: "rarely changes arithmetic",
-    0: "cannot change results",
+EFFECT: dict[Target, dict[Category, int]] = {
+    "bitwise": {**_CLOSE, "precision": 4, "randomness": 5},
+    "close": _CLOSE,
+    "conclusion": _CLOSE,
+}
+_EFFECT_TEXT: dict[Category, str] = {
+    "semantics": "changes what is optimized",
+    "data": "changes what is optimized",
+    "precision": "changes precision (TF32: ~1e-3 relative)",
+    "randomness": "changes random streams",
+    "algorithm": "changes kernels and summation order",
+    "hardware": "changes kernels and summation order",
+    "stack": "changes kernels and summation order",
+    "code": "changes code, not said how",
+    "environment": "rarely changes arithmetic",
+    "noise": "cannot change results",
 }
 _SPECIFICITY_TEXT: dict[int, str] = {
     0: "generic difference",
@@ -43,10 +70,16 @@ _SPECIFICITY_TEXT: dict[int, str] = {
 }
 
 
+def basis_group(basis: Basis, category: Category) -> int:
+    """0 for a difference, 1 for a shared risk, 2 for a note, 3 for bookkeeping."""
+    return _BOOKKEEPING_GROUP if category == "noise" else _BASIS_GROUP[basis]
+
+
 @dataclass(frozen=True)
 class Standing:
     """What decides a finding's place."""
 
+    basis: Basis
     severity: Severity
     active: bool
     specificity: int
@@ -54,22 +87,29 @@ class Standing:
     magnitude: int
     rule: str
     path: str
+    target: Target = "close"
 
-    def key(self) -> tuple[int, int, int, int, int, str, str]:
+    def key(self) -> tuple[int, int, int, int, int, int, str, str]:
         return (
+            basis_group(self.basis, self.category),
             -SEVERITY_RANK[self.severity],
             -int(self.active),
+            -EFFECT[self.target][self.category],
+            # Specificity and step size order findings of one kind of effect only: a rule that
+            # states no specificity never loses to another kind's for lack of the value.
             -self.specificity,
-            -EFFECT[self.category],
             -self.magnitude,
             self.rule,
             self.path,
         )
 
     def reason(self, target: Target) -> str:
+        group = basis_group(self.basis, self.category)
+        head = f"{_GROUP_TEXT[group]}; {self.severity} for {target}"
+        if group in (1, 2):  # a shared risk or a note: nothing acts, nothing is specific
+            return f"{head}; effect: {_EFFECT_TEXT[self.category]}"
         state = "active on the run" if self.active else "latent (not shown to act on the run)"
         return (
-            f"{self.severity} for {target}; {state}; "
-            f"{_SPECIFICITY_TEXT.get(self.specificity, 'specific')}; "
-            f"effect: {_EFFECT_TEXT[EFFECT[self.category]]}"
+            f"{head}; {state}; effect: {_EFFECT_TEXT[self.category]}; "
+            f"{_SPECIFICITY_TEXT.get(self.specificity, 'specific')}"
         )

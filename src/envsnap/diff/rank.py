@@ -28,6 +28,7 @@ from envsnap.diff.grouping import (
     FOLD_AFTER,
     Group,
     evidence,
+    group_basis,
     group_hits,
     hit_severity,
     is_active,
@@ -35,7 +36,7 @@ from envsnap.diff.grouping import (
     primary_hit,
     title_of,
 )
-from envsnap.diff.ordering import Standing
+from envsnap.diff.ordering import Standing, basis_group
 from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
@@ -49,7 +50,7 @@ from envsnap.diff.report import (
     Target,
 )
 from envsnap.diff.rules import Rule, RuleIndex, aspects
-from envsnap.diff.sides import DIFF_SIDES, Sides, where
+from envsnap.diff.sides import DIFF_SIDES, Side, Sides, where
 from envsnap.diff.versions import STEP_SIZE
 
 INDEX = RuleIndex(CATALOG)
@@ -96,7 +97,7 @@ def _uncaptured_hit(change: Change) -> Hit:
             # the record's format is the cause, and no capture setting would fill it.
             worst = "low" if SEVERITY_RANK[worst] > SEVERITY_RANK["low"] else worst
         severity.append(worst if target == "bitwise" else _step_down(worst))
-    missing = where("a" if change.side == "a" else "b", "in")
+    side: Side = "a" if change.side == "a" else "b"
     why = f" ({change.reason})" if change.reason else ""
     a, b = change.a, change.b
     if len(change.path) == 1:  # a whole section: say which side has it, not its content
@@ -106,16 +107,50 @@ def _uncaptured_hit(change: Change) -> Hit:
         change.dotted,
         a,
         b,
-        title=f"cannot compare {change.dotted}: not captured {missing}{why}",
+        title=f"cannot compare {change.dotted}: not captured {where(side, 'in')}{why}",
         severity=(severity[0], severity[1], severity[2]),
+        # One note per section: what one side did not record is one gap, however many facts.
+        component=_section_of(change.dotted),
+        basis="unknown",
+        gap=(side, change.reason),
     )
+
+
+def _section_of(path: str) -> str:
+    return path.split(".", 1)[0].split("[", 1)[0]
+
+
+def _gap_title(hits: Sequence[Hit]) -> str:
+    """'cannot compare torch: 53 facts not recorded on A (reason)' for a section's notes."""
+    by_side: dict[Side, int] = {}
+    reasons: dict[str, int] = {}
+    for hit in hits:
+        side, reason = hit.gap or ("a", None)
+        by_side[side] = by_side.get(side, 0) + 1
+        if reason:
+            reasons[reason] = reasons.get(reason, 0) + 1
+    sides = ", ".join(
+        f"{count} {'facts' if count != 1 else 'fact'} not recorded {where(side, 'on')}"
+        if index == 0
+        else f"{count} {where(side, 'on')}"
+        for index, (side, count) in enumerate(sorted(by_side.items()))
+    )
+    ranked = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
+    if len(ranked) == 1:
+        why = f" ({ranked[0][0]})"
+    elif ranked:
+        named = "; ".join(f"{count}: {reason}" for reason, count in ranked[:2])
+        rest = sum(count for _, count in ranked[2:])
+        why = f" ({named}{f'; {rest} for other reasons' if rest else ''})"
+    else:
+        why = ""
+    return f"cannot compare {_section_of(hits[0].path)}: {sides}{why}"
 
 
 def _category_of(hit: Hit, target: Target) -> Category:
     if hit.rule != "uncaptured":
         return RULES_BY_ID[hit.rule].category
-    head = hit.path.split(".", 1)[0].split("[", 1)[0]
-    rules = _section_rules(head)
+    rules = _section_rules(_section_of(hit.path))
     if not rules:
         return "environment"
     index = TARGETS.index(target)
@@ -188,21 +223,33 @@ def _prefix(pattern: re.Pattern[str], path: str) -> bool:
 
 
 def _verdict(findings: Sequence[Finding], target: Target) -> str:
-    """The headline: the most likely cause in plain words, then how many others compete."""
+    """The headline: the most likely cause in plain words, then how many others compete. With
+    no difference above info, what both sides leave random, else what cannot be compared."""
     if not findings:
         return "identical conditions: nothing differs"
-    top = findings[0]
+    differences = [f for f in findings if basis_group(f.basis, f.category) == 0]
+    top = differences[0] if differences else findings[0]
+    if top.severity == "info" or not differences:
+        shared = [f for f in findings if f.basis == "shared" and f.severity != "info"]
+        if shared:
+            return (
+                f"no difference expected to change results ({target}); if the runs disagree, "
+                f"{len(shared)} shared risk(s), first: {shared[0].title}"
+            )
+    if not differences and top.basis == "unknown":
+        return f"no recorded difference explains a disagreement ({target}); {top.title}"
+    medium = SEVERITY_RANK["medium"]
+    others = sum(1 for f in findings if f is not top and SEVERITY_RANK[f.severity] >= medium)
+    tail = f"; {others} other finding(s) at medium or above" if others else ""
     if top.severity == "info":
         if top.category == "noise":
-            return f"no difference expected to change results ({target}); bookkeeping only"
-        return f"no difference expected to change results ({target}); info: {top.title}"
-    others = sum(1 for f in findings[1:] if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["medium"])
-    tail = f"; {others} other finding(s) at medium or above" if others else ""
+            return f"no difference expected to change results ({target}); bookkeeping only{tail}"
+        return f"no difference expected to change results ({target}); info: {top.title}{tail}"
     if top.severity in ("critical", "high"):
         return f"most likely cause ({target}): {top.title}{tail}"
     if top.severity == "medium":
         return f"results may differ ({target}); most likely cause: {top.title}{tail}"
-    return f"no difference expected to change results ({target}); minor: {top.title}"
+    return f"no difference expected to change results ({target}); minor: {top.title}{tail}"
 
 
 @dataclass(frozen=True)
@@ -221,6 +268,7 @@ def _placed(group: Group, target: Target) -> _Placed:
     first = primary_hit(group, lead)
     category = _category_of(lead, target)
     standing = Standing(
+        basis=group_basis(group.hits),
         # The most severe of the cause's hits.
         severity=max(
             (hit_severity(hit, target) for hit in group.hits), key=SEVERITY_RANK.__getitem__
@@ -232,6 +280,7 @@ def _placed(group: Group, target: Target) -> _Placed:
         magnitude=max(hit.magnitude for hit in group.hits),
         rule=lead.rule,
         path=first.path,
+        target=target,
     )
     return _Placed(group, lead, first, category, standing)
 
@@ -264,14 +313,20 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
     if group.folded:
         title = f"{rule.title}: {group.folded} more like this, each one in the evidence"
         # Values read from two validated manifests: JSON already, checked once on reading.
-        proven = [Evidence.model_construct(path=path, a=a, b=b) for path, a, b in proof]
+        proven = [
+            Evidence.model_construct(path=path, a=a, b=b, inferred=inferred)
+            for path, a, b, inferred in proof
+        ]
     else:
         title = (
-            title_of(group, lead)
+            _own_title(group, first)
+            or title_of(group, lead)
             or fingerprint_title(rule.title, first.path, first.a, first.b)
             or f"{rule.title}: {_short(first.a)} → {_short(first.b)}"
         )
-        proven = [Evidence(path=path, a=a, b=b) for path, a, b in proof]
+        proven = [
+            Evidence(path=path, a=a, b=b, inferred=inferred) for path, a, b, inferred in proof
+        ]
     return make_finding(
         rule, first, target, category=placed.category, title=title, sides=sides
     ).model_copy(
@@ -279,8 +334,29 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             "severity": standing.severity,
             "evidence": proven,
             "rank_reason": standing.reason(target),
+            "basis": standing.basis,
         }
     )
+
+
+_DERIVED = "seeds.derived."
+
+
+def _own_title(group: Group, first: Hit) -> str | None:
+    """A title the group's shape decides: a section's notes counted as one gap; a changed
+    master seed named by its value, the seeds derived from it being its evidence."""
+    if first.rule == "uncaptured" and len(group.hits) > 1:
+        return _gap_title(group.hits)
+    if first.rule != "randomness.seed":
+        return None
+    if first.path == "seeds.master_seed":
+        return f"seed {_short(first.a)} → {_short(first.b)}"
+    if first.path == "seeds.rank":
+        return f"seed rank {_short(first.a)} → {_short(first.b)}: the seeds derived per rank differ"
+    derived = [hit.path.rsplit(".", 1)[1] for hit in group.hits if hit.path.startswith(_DERIVED)]
+    if first.path.startswith(_DERIVED):
+        return f"derived seeds differ ({', '.join(derived)}) under the same master seed"
+    return None
 
 
 def build_report(

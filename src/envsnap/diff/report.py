@@ -110,11 +110,14 @@ class Report(Model):
     findings: list[Finding] = Field(description="Findings, most severe first.")
 
     def reaches(self, threshold: str) -> bool:
-        """For --fail-on: True when any finding is at least as severe as `threshold`, or, for
-        a rule id (current or former), when a finding of that rule is reported."""
+        """For --fail-on: True when any difference is at least as severe as `threshold`, or, for
+        a rule id (current or former), when a finding of that rule is reported. A risk both
+        sides share is not a difference between them: only its rule id trips the gate."""
         if threshold in SEVERITY_RANK:
             limit = SEVERITY_RANK[threshold]
-            return any(SEVERITY_RANK[f.severity] >= limit for f in self.findings)
+            return any(
+                SEVERITY_RANK[f.severity] >= limit for f in self.findings if f.basis != "shared"
+            )
         from envsnap.diff.catalog.aliases import canonical
 
         wanted = canonical(threshold)

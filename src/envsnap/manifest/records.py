@@ -1010,6 +1010,34 @@ class Determinism(Record):
         self.fill_uninitialized_memory = fill_uninitialized_memory
 
 
+class CpuKernels(Record):
+    FIELDS = (
+        "mkldnn_enabled",
+        "bf16",
+        "amx_fp16",
+        "features",
+    )
+    __slots__ = FIELDS
+
+    mkldnn_enabled: bool | None
+    bf16: bool | None
+    amx_fp16: bool | None
+    features: list[str]
+
+    def __init__(
+        self,
+        *,
+        mkldnn_enabled: bool | None = None,
+        bf16: bool | None = None,
+        amx_fp16: bool | None = None,
+        features: list[str] | None = None,
+    ) -> None:
+        self.mkldnn_enabled = mkldnn_enabled
+        self.bf16 = bf16
+        self.amx_fp16 = amx_fp16
+        self.features = [] if features is None else features
+
+
 class TorchBuild(Record):
     FIELDS = (
         "blas",
@@ -1168,6 +1196,7 @@ class TorchSection(Section):
         "num_interop_threads",
         "default_dtype",
         "cpu_capability",
+        "cpu",
         "build",
         "compile",
         "effective",
@@ -1194,6 +1223,7 @@ class TorchSection(Section):
     num_interop_threads: int | None
     default_dtype: str | None
     cpu_capability: str | None
+    cpu: CpuKernels | None
     build: TorchBuild
     compile: CompileSettings | None
     effective: EffectivePrecision
@@ -1221,6 +1251,7 @@ class TorchSection(Section):
         num_interop_threads: int | None,
         default_dtype: str | None,
         cpu_capability: str | None,
+        cpu: CpuKernels | None = None,
         build: TorchBuild,
         compile: CompileSettings | None,
         effective: EffectivePrecision,
@@ -1245,6 +1276,7 @@ class TorchSection(Section):
         self.num_interop_threads = num_interop_threads
         self.default_dtype = default_dtype
         self.cpu_capability = cpu_capability
+        self.cpu = cpu
         self.build = build
         self.compile = compile
         self.effective = effective
@@ -2408,6 +2440,7 @@ __all__ = [
     "CondaPackage",
     "Container",
     "Cpu",
+    "CpuKernels",
     "CudaStackSection",
     "CudnnFlags",
     "DataItem",

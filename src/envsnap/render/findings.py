@@ -97,9 +97,12 @@ def render_table(
                 Text(where),
             )
         parts.append(table)
-    for head, why, fix in _explained(findings):
+    for finding, (head, why, fix) in zip(_top(findings), _explained(findings), strict=True):
         parts.append(Text(terminal_text(head), style="bold"))
-        parts.extend(Padding(Text(terminal_text(line)), (0, 0, 0, 3)) for line in (why, fix))
+        lines = [why, fix]
+        if explain:
+            lines.append(basis_text(finding, str, str, report.kind == "diff"))
+        parts.extend(Padding(Text(terminal_text(line)), (0, 0, 0, 3)) for line in lines)
     if hidden:
         parts.append(Text(_hidden_line(hidden), style="dim"))
     return render_to_text(*parts, color=color, width=width)
@@ -137,12 +140,75 @@ def _rule_and_evidence(finding: Finding, width: int) -> str:
     return "\n".join(lines)
 
 
+def _top(findings: list[Finding]) -> list[Finding]:
+    """The findings whose why and fix are shown in full: the first few above info."""
+    return [f for f in findings if f.severity != "info"][:TOP_EXPLAINED]
+
+
 def _explained(findings: list[Finding]) -> list[tuple[str, str, str]]:
     """Why and what to do, in full, for the top findings above info."""
     return [
         (f"{finding.rank}. {finding.title}", f"why: {finding.why}", f"fix: {finding.fix}")
-        for finding in [f for f in findings if f.severity != "info"][:TOP_EXPLAINED]
+        for finding in _top(findings)
     ]
+
+
+_BASIS_TEXT: dict[str, str] = {
+    "stated": "a difference the records state",
+    "inferred": "a difference inferred from what the records state",
+    "shared": "a risk both sides leave open",
+    "unknown": "a note about what is not recorded",
+}
+# Paths named per part of an explanation; the rest are counted (a folded finding has 200k).
+EXPLAINED_PATHS = 4
+
+
+def _recorded_on(entry: Evidence) -> str:
+    if entry.a is not None and entry.b is not None:
+        return "both sides"
+    if entry.a is not None or entry.b is not None:
+        return "A only" if entry.a is not None else "B only"
+    return "neither side"
+
+
+def _missing_on(entry: Evidence) -> str:
+    """Where a note's fact is missing: the side without a value, else 'one side' (a value one
+    side lists as unknown)."""
+    if (entry.a is None) != (entry.b is None):
+        return "A" if entry.a is None else "B"
+    return "one side"
+
+
+def _listed(items: list[str]) -> str:
+    shown = ", ".join(items[:EXPLAINED_PATHS])
+    rest = len(items) - EXPLAINED_PATHS
+    return f"{shown} and {rest} more" if rest > 0 else shown
+
+
+def basis_text(
+    finding: Finding, path: Callable[[str], str], text: Callable[[str], str], sides: bool = True
+) -> str:
+    """What a finding rests on, fact by fact: 'basis: ...; stated: gpu.devices.0.name (both
+    sides); inferred: <what from> at torch.effective.matmul_fp32.tf32'. `path` and `text`
+    escape manifest paths and prose for the output; `sides` names which side records each
+    stated fact (a diff; a check has one side)."""
+    entries = finding.evidence or [Evidence(path=finding.path, a=finding.a, b=finding.b)]
+    parts = [f"basis: {text(_BASIS_TEXT[finding.basis])}"]
+    # Each part is a label and the paths it covers: "stated: a (both sides), b (B only)",
+    # "inferred: <what from> at c".
+    groups: dict[tuple[str, str], list[str]] = {}
+    for entry in entries:
+        if entry.inferred is not None:
+            key = (f"inferred: {text(entry.inferred)}", " at ")
+            groups.setdefault(key, []).append(path(entry.path))
+        elif finding.basis == "unknown" and sides:
+            key = (f"not recorded on {_missing_on(entry)}", ": ")
+            groups.setdefault(key, []).append(path(entry.path))
+        else:
+            where = f" ({_recorded_on(entry)})" if sides else ""
+            groups.setdefault(("stated", ": "), []).append(f"{path(entry.path)}{where}")
+    parts += [f"{label}{joiner}{_listed(items)}" for (label, joiner), items in groups.items()]
+    return "; ".join(parts)
 
 
 def render_markdown(report: Report, *, show_all: bool = False, explain: bool = False) -> str:
@@ -167,6 +233,13 @@ def render_markdown(report: Report, *, show_all: bool = False, explain: bool = F
                 f"{markdown_code(f.path)} | {markdown_cell(f.rule)} | {markdown_cell(f.why)} | "
                 f"{markdown_cell(f.fix)} |"
             )
+    if explain and _top(findings):
+        lines += ["", "**What the top findings rest on**", ""]
+        lines += [
+            f"- {f.rank}. {markdown_cell(f.title)}: "
+            f"{basis_text(f, markdown_code, markdown_cell, report.kind == 'diff')}"
+            for f in _top(findings)
+        ]
     if hidden:
         lines += ["", f"_{_hidden_line(hidden)}_"]
     return "\n".join(lines) + "\n"

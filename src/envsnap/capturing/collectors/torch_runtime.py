@@ -27,6 +27,7 @@ from envsnap.capturing.collectors.base import (
 from envsnap.manifest import effective
 from envsnap.manifest.records import (
     CompileSettings,
+    CpuKernels,
     CudnnFlags,
     Determinism,
     EffectivePrecision,
@@ -69,6 +70,16 @@ BUILD_SETTING_KEYS = (
     "USE_MPI",
 )
 _SETTING = re.compile(r"(\w+)=(.*?)(?:, (?=\w+=)|,?\s*$)")
+# ISA features of torch.cpu.get_capabilities() that give oneDNN bf16, fp16 or tf32 kernels.
+REDUCED_PRECISION_FEATURES = (
+    "amx_bf16",
+    "amx_fp16",
+    "avx512_bf16",
+    "avx512_fp16",
+    "avx_ne_convert",
+    "bf16",
+    "sve_bf16",
+)
 INDUCTOR_KEYS = (
     "fallback_random",
     "deterministic",
@@ -198,13 +209,25 @@ def _build(torch: Any, reader: _Reader) -> TorchBuild:
     )
 
 
-def _compile(reader: _Reader) -> CompileSettings | None:
+def _cpu(torch: Any, reader: _Reader) -> CpuKernels:
+    """oneDNN's switch and the CPU's reduced-precision kernels, as torch itself checks them."""
+    capabilities = reader.get(
+        "cpu.features", lambda: dict(torch.cpu.get_capabilities()), dict[str, Any]()
+    )
+    return CpuKernels(
+        mkldnn_enabled=reader.flag("cpu.mkldnn_enabled", lambda: torch.backends.mkldnn.enabled),
+        bf16=reader.flag("cpu.bf16", _method(torch, "ops.mkldnn._is_mkldnn_bf16_supported")),
+        amx_fp16=reader.flag("cpu.amx_fp16", _method(torch, "cpu._is_amx_fp16_supported")),
+        features=[name for name in REDUCED_PRECISION_FEATURES if capabilities.get(name) is True],
+    )
+
+
+def _compile() -> CompileSettings | None:
+    """Inductor's settings, or None when torch._inductor was never imported: then nothing in
+    this process has compiled yet (a fact, not a gap; TORCHINDUCTOR_* are in the env section)."""
     # Importing torch._inductor costs seconds; read it only when the job already has.
     config = sys.modules.get("torch._inductor.config")
     if config is None:
-        reader.unknown["compile"] = (
-            "torch._inductor is not imported; TORCHINDUCTOR_* variables are in the env section"
-        )
         return None
     values = {key: getattr(config, key, None) for key in INDUCTOR_KEYS}
     return CompileSettings(**{k: v if isinstance(v, bool) else None for k, v in values.items()})
@@ -396,8 +419,9 @@ def read_torch(
         cpu_capability=reader.get(
             "cpu_capability", _method(torch, "backends.cpu.get_cpu_capability"), None
         ),
+        cpu=_cpu(torch, reader),
         build=_build(torch, reader),
-        compile=_compile(reader),
+        compile=_compile(),
         effective=_effective(torch, env, cuda, (precisions, matmul, cudnn), reader),
         unknown=dict(sorted(reader.unknown.items())),
     )

@@ -19,6 +19,7 @@ from envsnap.diff.catalog import (
     precision,
     randomness,
     semantics,
+    shared,
     stack,
 )
 from envsnap.diff.rules import Rule
@@ -34,6 +35,7 @@ CATALOG: tuple[Rule, ...] = (
     + randomness.RULES
     + environment.RULES
     + noise.RULES
+    + shared.RULES
     + derived.ADVISORY_RULES
     + fallback.RULES
 )

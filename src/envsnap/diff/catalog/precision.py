@@ -5,6 +5,8 @@ from __future__ import annotations
 from envsnap.diff.catalog.refs import ACCURACY_MD, CUDA_MD, ENV, NUM
 from envsnap.diff.rules import Rule
 
+MKLDNN_MD = "https://docs.pytorch.org/docs/stable/notes/mkldnn.html"
+
 RULES: tuple[Rule, ...] = (
     Rule(
         id="precision.amp",
@@ -54,10 +56,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="precision.tf32-matmul",
+        # The CUDA leaves only: the generic and mkldnn leaves decide CPU math too, and the
+        # CPU rule below reads them through the effective precision.
         match=(
             "torch.matmul.allow_tf32",
             "torch.matmul.float32_matmul_precision",
-            "torch.fp32_precision.*",
+            "torch.fp32_precision.cud*",
         ),
         category="precision",
         severity=("high", "high", "low"),
@@ -143,5 +147,49 @@ RULES: tuple[Rule, ...] = (
         refs=(f"{NUM} A1", "https://nvidia.github.io/TransformerEngine/support_matrix.html"),
         latent=True,
         gpu_only=True,
+    ),
+    Rule(
+        id="precision.cpu-fp32",
+        match=(
+            "torch.fp32_precision.mkldnn*",
+            "torch.fp32_precision.generic",
+            "torch.matmul.float32_matmul_precision",
+            "torch.cpu.**",
+            "torch.cpu_capability",
+            "system.cpu.isa_flags",
+        ),
+        derived=True,
+        category="precision",
+        severity=("high", "high", "medium"),
+        title="fp32 math on the CPU runs in another precision",
+        why="oneDNN computes fp32 matmuls, convolutions and RNNs in bf16 (8 mantissa bits) or "
+        "tf32 when torch asks and the CPU has the kernels; PyTorch's note measures about "
+        "1.7e-2 relative error in bf16 mode against 3e-6 in ieee mode on Sapphire Rapids.",
+        fix="Set torch.backends.mkldnn.fp32_precision='ieee' (or keep "
+        "set_float32_matmul_precision('highest')) when comparing runs, and log the effective "
+        "precision.",
+        refs=(f"{NUM} B3", MKLDNN_MD, "pytorch/pytorch#125386"),
+        merge="tf32",
+        specificity=1,
+    ),
+    Rule(
+        id="hw.cpu-kernels",
+        match=("torch.cpu_capability", "torch.cpu.features"),
+        derived=True,
+        category="hardware",
+        severity=("high", "medium", "low"),
+        title="CPU kernels differ on a job that ran on the CPU",
+        why="ATen picks vectorised kernels by CPU capability (AVX2, AVX512...) and oneDNN by ISA "
+        "(AMX...); each choice changes blocking and reduction order, and here the model's own "
+        "fp32 math ran on the CPU.",
+        fix="Run both sides on one CPU type, or pin ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA "
+        "to a common ISA.",
+        refs=(
+            f"{NUM} A3",
+            "https://oneapi-src.github.io/oneDNN/dev_guide_cpu_dispatcher_control.html",
+        ),
+        # One finding with the instruction-set change it follows from.
+        merge="hw.cpu-isa",
+        specificity=1,
     ),
 )

@@ -19,7 +19,7 @@ RULES: tuple[Rule, ...] = (
         "is a different sample of the training distribution.",
         fix="Use the same master seed, or compare distributions over several seeds.",
         refs=(f"{NUM} G2", RANDOMNESS_MD),
-        primary=("seeds.master_seed",),
+        primary=("seeds.master_seed", "seeds.rank"),
     ),
     Rule(
         id="randomness.pythonhashseed",

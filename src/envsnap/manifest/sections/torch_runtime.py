@@ -113,6 +113,32 @@ class CompileSettings(Model):
     )
 
 
+class CpuKernels(Model):
+    """What torch's CPU side can run in reduced precision: oneDNN on or off, and its kernels."""
+
+    mkldnn_enabled: bool | None = Field(
+        default=None,
+        description="torch.backends.mkldnn.enabled: oneDNN (MKLDNN) kernels in use; the bf16 and "
+        "tf32 modes of fp32 math need it.",
+    )
+    bf16: bool | None = Field(
+        default=None,
+        description="torch.ops.mkldnn._is_mkldnn_bf16_supported(): oneDNN has bf16 kernels for "
+        "this CPU (avx512bw/vl/dq, avx_ne_convert or Arm bf16), the check torch makes before "
+        "running fp32 math in bf16.",
+    )
+    amx_fp16: bool | None = Field(
+        default=None,
+        description="torch.cpu._is_amx_fp16_supported(): the CPU has AMX-FP16, which oneDNN's "
+        "tf32 mode of fp32 matmul needs.",
+    )
+    features: list[str] = Field(
+        default_factory=list,
+        description="Reduced-precision ISA features torch.cpu.get_capabilities() reports "
+        "(avx512_bf16, avx512_fp16, amx_bf16, amx_fp16, avx_ne_convert, bf16, sve_bf16), sorted.",
+    )
+
+
 class EffectiveTf32(Model):
     """Whether an fp32 operation family runs on TF32 tensor cores, with the reason."""
 
@@ -177,6 +203,11 @@ class TorchSection(Section):
     )
     cpu_capability: str | None = Field(
         description="torch.backends.cpu.get_cpu_capability(): DEFAULT, AVX2, AVX512, SVE256..."
+    )
+    cpu: CpuKernels | None = Field(
+        default=None,
+        description="oneDNN and the CPU's reduced-precision kernels; with fp32_precision they "
+        "decide whether fp32 math on the CPU runs as bf16 (null in manifests before it existed).",
     )
     build: TorchBuild = Field(description="How this torch was built (torch.__config__).")
     compile: CompileSettings | None = Field(

@@ -1,0 +1,155 @@
+"""Risks both sides share: a source of randomness both records show left open.
+
+A difference explains a disagreement; when none does, what both runs left random may. Each
+function here reads one such source on both sides and yields one `shared` hit when both leave
+it open (rules `shared.*`, catalog/shared.py). A side that does not record the source gives no
+hit: that is unknown, not shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from envsnap.diff.catalog import RULES_BY_ID
+from envsnap.diff.derived import Doc, Hit, determinism, get, is_envsnap_cli
+from envsnap.diff.device import gpu_in_use
+from envsnap.diff.report import Severity
+
+_INFO: tuple[Severity, Severity, Severity] = ("info", "info", "info")
+
+
+# --- PYTHONHASHSEED ------------------------------------------------------------------------
+def hash_seed_open(doc: Doc) -> bool | None:
+    """True when str hashing is salted per process (PYTHONHASHSEED unset or 'random'), False
+    when it is fixed, None when the side records neither the variable nor python."""
+    if not isinstance(doc.get("python"), dict):
+        return None
+    if get(doc, "python.hash_randomization") is False:
+        return False  # PYTHONHASHSEED=0 turns hash randomization off
+    seeds, variables = doc.get("seeds"), get(doc, "env.variables")
+    if isinstance(seeds, dict):
+        value = seeds.get("pythonhashseed")
+    elif isinstance(variables, dict):
+        value = variables.get("PYTHONHASHSEED")
+    else:
+        return None
+    return value is None or value == "random"
+
+
+def hash_seed(a: Doc, b: Doc) -> Iterator[Hit]:
+    if hash_seed_open(a) and hash_seed_open(b):
+        value_a, value_b = get(a, "seeds.pythonhashseed"), get(b, "seeds.pythonhashseed")
+        yield Hit(
+            "shared.hash-seed",
+            "seeds.pythonhashseed",
+            value_a,
+            value_b,
+            title=RULES_BY_ID["shared.hash-seed"].title,
+            basis="shared",
+        )
+
+
+# --- seeds ---------------------------------------------------------------------------------
+def declares_seed(doc: Doc) -> bool | None:
+    """True when the side records a declared seed, False when its seeds record, taken in the
+    job, shows none, None when the side cannot say (no seeds section, or a capture by the
+    envsnap CLI, which cannot see the job's seeds)."""
+    seeds = doc.get("seeds")
+    if not isinstance(seeds, dict):
+        return None
+    if seeds.get("master_seed") is not None or seeds.get("seeded"):
+        return True
+    return None if is_envsnap_cli(get(doc, "run.argv")) else False
+
+
+def no_seed(a: Doc, b: Doc) -> Iterator[Hit]:
+    if declares_seed(a) is not False or declares_seed(b) is not False:
+        return
+    observed_a, observed_b = get(a, "seeds.torch_initial_seed"), get(b, "seeds.torch_initial_seed")
+    if observed_a is not None and observed_a == observed_b:
+        return  # the job seeded torch itself, with the same seed on both sides
+    yield Hit(
+        "shared.no-seed",
+        "seeds.master_seed",
+        None,
+        None,
+        title=RULES_BY_ID["shared.no-seed"].title,
+        extra=(("seeds.torch_initial_seed", observed_a, observed_b),),
+        basis="shared",
+    )
+
+
+# --- DataLoader workers --------------------------------------------------------------------
+def _workers(doc: Doc) -> int:
+    count = get(doc, "parallel.dataloader.num_workers")
+    return count if isinstance(count, int) and not isinstance(count, bool) else 0
+
+
+def workers_open(doc: Doc) -> bool:
+    """True when the side's DataLoader runs workers whose seeds follow an unseeded torch RNG:
+    workers, no generator and no worker_init_fn, and no torch seed declared."""
+    loader = get(doc, "parallel.dataloader")
+    if not isinstance(loader, dict) or _workers(doc) <= 0:
+        return False
+    if loader.get("generator_seed") is not None or loader.get("worker_init_fn") is not None:
+        return False
+    seeded = get(doc, "seeds.seeded")
+    return not (isinstance(seeded, list) and "torch" in seeded)
+
+
+def dataloader_workers(a: Doc, b: Doc) -> Iterator[Hit]:
+    if workers_open(a) and workers_open(b):
+        yield Hit(
+            "shared.dataloader-workers",
+            "parallel.dataloader.num_workers",
+            _workers(a),
+            _workers(b),
+            title=f"both sides leave DataLoader worker seeds random: {_workers(a)} and "
+            f"{_workers(b)} workers, no generator or worker_init_fn, torch not seeded",
+            extra=(
+                ("parallel.dataloader.generator_seed", None, None),
+                ("parallel.dataloader.worker_init_fn", None, None),
+            ),
+            basis="shared",
+        )
+
+
+# --- nondeterministic kernels --------------------------------------------------------------
+def nondeterministic(a: Doc, b: Doc) -> Iterator[Hit]:
+    """Both sides allowed nondeterministic kernels: a shared risk on a GPU; on the CPU, where
+    few kernels are nondeterministic, a note at info."""
+    if determinism(a) is not False or determinism(b) is not False:
+        return
+    on_gpu = True in (gpu_in_use(a), gpu_in_use(b))
+    title = (
+        RULES_BY_ID["shared.nondeterministic"].title
+        if on_gpu
+        else "neither run was deterministic (CPU only: few kernels differ)"
+    )
+    yield Hit(
+        "shared.nondeterministic",
+        "torch.deterministic.algorithms",
+        get(a, "torch.deterministic.algorithms"),
+        get(b, "torch.deterministic.algorithms"),
+        title=title,
+        severity=None if on_gpu else _INFO,
+        extra=tuple(
+            (path, get(a, path), get(b, path))
+            for path in ("torch.cudnn.deterministic", "torch.cudnn.benchmark")
+        ),
+        basis="shared",
+    )
+
+
+SHARED_RISKS: tuple[Callable[[Doc, Doc], Iterator[Hit]], ...] = (
+    hash_seed,
+    no_seed,
+    dataloader_workers,
+    nondeterministic,
+)
+
+
+def shared_risks(a: Doc, b: Doc) -> Iterator[Hit]:
+    """One hit per source of randomness both sides leave open."""
+    for risk in SHARED_RISKS:
+        yield from risk(a, b)
