@@ -1,7 +1,9 @@
 """Version comparison with `packaging`: what kind of step separates two version strings.
 
 A local build tag (`+cu118` vs `+cu121` vs `+cpu`) is its own kind of step: the same release
-built against another CUDA stack vendors other cuBLAS/cuDNN/NCCL binaries.
+built against another CUDA stack vendors other cuBLAS/cuDNN/NCCL binaries. A local part that
+names a source commit (`1.8.0a0+1606899`, `+git1234abc`) is not a build tag: two such versions
+differ by `commit` (other source), not by `local` (another CUDA build).
 """
 
 from __future__ import annotations
@@ -11,7 +13,11 @@ from typing import Literal, NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
-VersionStep = Literal["same", "major", "minor", "patch", "pre", "post", "dev", "local", "invalid"]
+from envsnap.manifest.build_tags import commit_of, is_build_tag
+
+VersionStep = Literal[
+    "same", "major", "minor", "patch", "pre", "post", "dev", "local", "commit", "invalid"
+]
 
 
 def parse(text: object) -> Version | None:
@@ -77,14 +83,18 @@ def step(a: object, b: object) -> VersionStep:
     if va.dev != vb.dev:
         return "dev"
     if va.local != vb.local:
+        if commit_of(a) or commit_of(b):
+            return "commit"
         return "local"
     return "same"
 
 
 def local_tag(text: object) -> str | None:
-    """The local build tag (`cu121`, `cpu`, `rocm6.0`) or None."""
+    """The local build tag (`cu121`, `cpu`, `rocm6.0`) or None: a commit or an NGC release in
+    the local part is not one."""
     version = parse(text)
-    return version.local if version is not None else None
+    local = version.local if version is not None else None
+    return local if is_build_tag(local) else None
 
 
 def crosses(a: object, b: object, boundary: str) -> bool:
@@ -114,6 +124,7 @@ STEP_SIZE: dict[str, int] = {
     "minor": 2,
     "patch": 1,
     "local": 1,
+    "commit": 1,
     "pre": 1,
     "post": 1,
     "dev": 1,

@@ -5,7 +5,8 @@ sometimes something else entirely:
 
 - wheels from download.pytorch.org: `2.1.0+cu118`, `2.3.0+rocm6.0`, `2.4.0+cpu`, `2.5.0+xpu`;
 - nightlies: `2.6.0.dev20241001+cu124`;
-- source builds: `1.8.0a0+1606899` (the short commit the build came from);
+- source builds: `1.8.0a0+1606899` or `2.1.0a0+git1234abc` (the short commit the build came
+  from, with or without a `git` prefix);
 - NVIDIA NGC containers: `2.5.0a0+b465a5843b.nv24.09` (commit, then the container release).
 
 Only the first kind is a build tag. For the others the tag is derived from the CUDA or HIP
@@ -23,7 +24,7 @@ from packaging.version import InvalidVersion, Version
 # Local-version segments that name a build variant (packaging lower-cases the local part).
 _TAG = re.compile(r"^(cu\d+|cpu|rocm\d+(?:\.\d+)*|xpu)$")
 _NGC = re.compile(r"^nv(\d{2})$")
-_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
+_COMMIT = re.compile(r"^(?:git)?([0-9a-f]{7,40})$")
 _LEADING_VERSION = re.compile(r"^\s*(\d+(?:\.\d+)*)")
 
 
@@ -48,7 +49,9 @@ def parse_torch_version(text: str) -> TorchVersion | None:
     local = version.local
     segments = local.split(".") if local else []
     tag = local if local and _TAG.match(local) else None
-    commit = next((s for s in segments if _COMMIT.match(s) and not s.isdigit()), None)
+    commit = next(
+        (m.group(1) for s in segments if (m := _COMMIT.match(s)) and not s.isdigit()), None
+    )
     if commit is None and segments and segments[0].isdigit() and len(segments[0]) >= 7:
         commit = segments[0]  # an all-digit short hash, as in 1.8.0a0+1606899
     ngc = _ngc_release(segments)
@@ -100,3 +103,17 @@ def build_tag(version: str | None, cuda: str | None, hip: str | None) -> str | N
     if hip_mm is not None:
         return "rocm" + hip_mm
     return "cpu" if version else None
+
+
+def is_build_tag(local: str | None) -> bool:
+    """True for a local version that names a build variant (`cu121`, `cpu`, `rocm6.0`, `xpu`),
+    False for a commit, an NGC release or anything else."""
+    return local is not None and _TAG.match(local.lower()) is not None
+
+
+def commit_of(version: object) -> str | None:
+    """The source commit a version's local part names (`1.8.0a0+1606899`), else None."""
+    if not isinstance(version, str):
+        return None
+    parsed = parse_torch_version(version)
+    return parsed.commit if parsed is not None else None

@@ -75,3 +75,36 @@ def test_not_a_version() -> None:
 )
 def test_major_minor(text: str | None, expected: str | None) -> None:
     assert major_minor(text) == expected
+
+
+# --- a source build's local version is a commit, not a CUDA build tag ----------------------
+def test_git_prefixed_commit_is_read_as_the_commit() -> None:
+    from envsnap.manifest.build_tags import is_build_tag, parse_torch_version
+
+    parsed = parse_torch_version("2.1.0a0+git1234abc")
+    assert parsed is not None and (parsed.tag, parsed.commit) == (None, "1234abc")
+    assert not is_build_tag("git1234abc") and not is_build_tag("1606899")
+    assert is_build_tag("cu121") and is_build_tag("rocm6.0")
+
+
+def test_two_source_builds_differ_by_commit_not_by_cuda_build() -> None:
+    from envsnap.diff.versions import local_tag, step
+
+    assert step("1.8.0a0+1606899", "1.8.0a0+13decdd") == "commit"
+    assert step("2.1.0a0+git1234abc", "2.1.0a0+git9876fed") == "commit"
+    assert step("2.1.0+cu118", "2.1.0+cu121") == "local"
+    assert local_tag("1.8.0a0+1606899") is None and local_tag("2.1.0+cu121") == "cu121"
+
+
+def test_source_build_commits_are_not_a_cuda_build_finding() -> None:
+    from envsnap.diff import diff_documents
+    from tests.helpers.manifests import full_pair
+
+    a, b = full_pair()
+    for doc, version in ((a, "2.3.0a0+git1234abc"), (b, "2.3.0a0+git9876fed")):
+        doc["packages"]["installed"]["torch"]["version"] = version
+        doc["cuda_stack"]["torch_version"] = version
+        doc["torch"]["version"] = version
+    rules = [f.rule for f in diff_documents(a, b).findings]
+    assert "stack.torch" in rules
+    assert "stack.cuda-build" not in rules and "precision.tf32-library" not in rules
