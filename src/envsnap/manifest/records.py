@@ -388,7 +388,7 @@ class Cpu(Record):
 
     vendor: str | None
     model: str | None
-    architecture: str
+    architecture: str | None
     isa_flags: list[str]
     logical_cores: int | None
     physical_cores: int | None
@@ -399,7 +399,7 @@ class Cpu(Record):
         *,
         vendor: str | None,
         model: str | None,
-        architecture: str,
+        architecture: str | None,
         isa_flags: list[str],
         logical_cores: int | None,
         physical_cores: int | None,
@@ -459,7 +459,7 @@ class SystemSection(Section):
     unknown: dict[str, str]
     os: str
     os_release: str | None
-    kernel: str
+    kernel: str | None
     libc: str | None
     hostname: str | None
     cpu: Cpu
@@ -472,7 +472,7 @@ class SystemSection(Section):
         unknown: dict[str, str] | None = None,
         os: str,
         os_release: str | None,
-        kernel: str,
+        kernel: str | None,
         libc: str | None,
         hostname: str | None,
         cpu: Cpu,

@@ -69,6 +69,15 @@ _LABEL_RE = re.compile(
     re.IGNORECASE,
 )
 _KEY_BY_LOWER = {label.lower(): key for label, key in LABELS.items()}
+# A paste that lost a line break glues the next label onto a value ("...HBM3Nvidia driver
+# version: 535.216.01"). Labels of two letters or a common word (OS, CPU) are left alone.
+_GLUED = re.compile(
+    r"(?<=\S)(?=(?:"
+    + "|".join(
+        re.escape(label) for label in sorted(LABELS, key=len, reverse=True) if len(label) > 3
+    )
+    + r")\s*:)"
+)
 # `[pip3] torch==2.1.0`, `[pip] numpy==1.24.1`, `[conda] pytorch 2.1.0 py3.10_cuda11.8_0 pytorch`
 _PACKAGE_RE = re.compile(r"^\[(?P<manager>pip3?|conda)\]\s*(?P<rest>.*)$", re.IGNORECASE)
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
@@ -88,7 +97,8 @@ def _clean_lines(text: str) -> list[str]:
         line = raw.replace("`", "").rstrip()
         while line.lstrip().startswith(">"):
             line = line.lstrip()[1:].lstrip(" ")
-        lines.append(truncated(line))  # no report line is this long; a paste may be
+        # No report line is this long; a paste may be. Cut first: the split is per character.
+        lines.extend(_GLUED.split(truncated(line)))
     return lines
 
 

@@ -13,6 +13,12 @@ from envsnap.interop.importers.platform import MACHINES, libc_from, parse_platfo
 _GPU_RE = re.compile(r"^GPU (?P<index>\d{1,9}): (?P<name>.+)$")
 _UUID_SUFFIX = " (UUID: "
 _OS_MACHINE = re.compile(rf"\s*\((?P<machine>{MACHINES})\)$")
+# The OS line of a Linux report names its distribution ("Ubuntu 16.04.5 LTS", "CentOS Linux 7").
+_LINUX_OS = re.compile(
+    r"\b(Linux|Ubuntu|Debian|CentOS|Red Hat|RHEL|Fedora|Rocky|AlmaLinux|openSUSE|SUSE|"
+    r"Amazon Linux|Arch Linux|Alpine|Oracle Linux|Gentoo|Manjaro|Pop!_OS)\b",
+    re.IGNORECASE,
+)
 _ROCM_ARCH = re.compile(r"\((gfx[0-9a-f]+)[^)]*\)\s*$")
 PRINTED_VARIABLES = (
     "collect_env report prints only CUDA_MODULE_LOADING and the caching allocator config"
@@ -54,14 +60,17 @@ def _devices(reading: Reading, lines: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def _device(reading: Reading, key: str, device: dict[str, Any]) -> None:
-    if "arch" not in device:  # ROCm states its gcnArch; NVIDIA names go through the table
-        device.update(from_name(device["name"]))
-        if device["compute_capability"] is None:
-            reading.out.note_unknown(
-                "gpu",
-                f"devices.{key}.compute_capability",
-                f"not stated in collect_env report; {device['name']!r} is not in the GPU table",
-            )
+    """What the name (and, on ROCm, the LLVM target printed with it) says, via the GPU tables."""
+    target = device.pop("arch", None)
+    device.update(from_name(device["name"], target))
+    if device["compute_capability"] is None:
+        amd = device["arch"] is not None and str(device["arch"]).startswith("gfx")
+        why = (
+            "an AMD GPU has no CUDA compute capability (its LLVM target is in arch)"
+            if amd
+            else f"not stated in collect_env report; {device['name']!r} is not in the GPU table"
+        )
+        reading.out.note_unknown("gpu", f"devices.{key}.compute_capability", why)
     complete(reading.out, key, device)
 
 
@@ -115,6 +124,8 @@ def _os(reading: Reading) -> tuple[str | None, str | None]:
         system = "Darwin"
     elif "Windows" in os_line:
         system = "Windows"
+    elif _LINUX_OS.search(os_line):
+        system = "Linux"  # a Linux distribution names itself (old reports print no platform)
     return system, machine
 
 

@@ -178,12 +178,34 @@ def _one_version(copies: list[LibraryCopy]) -> LibraryCopy | None:
     return next(c for c in copies if c.version == versions[0])
 
 
+def _official_pip_wheel(listing: Listing, files: TorchFiles) -> bool:
+    """True when torch is a CUDA wheel from PyTorch's release or nightly builds, installed
+    with pip: not conda, not a source build (a commit in its version), not an NGC build."""
+    if files.from_conda or files.cuda is None or "torch" not in listing.pip:
+        return False
+    parsed = build_tags.parse_torch_version(files.version or "")
+    return parsed is not None and parsed.commit is None and parsed.ngc_release is None
+
+
+def wheel_cudnn_reason(version: str | None) -> str:
+    return (
+        f"torch {version} is a pip wheel: it loads the cuDNN it bundles (torch/lib) or pins "
+        "(nvidia-cudnn, found through its RPATH), not the system files a report lists "
+        "(pytorch/builder#1183); the report does not state which version"
+    )
+
+
 def _cudnn(reading: Reading, listing: Listing, files: TorchFiles) -> Library:
     system, missing = _cudnn_files(reading)
     packaged = _packaged("cudnn", listing, files)
     if packaged is not None:
         copy, why = packaged
         return Library(version=copy.version, selected=copy, reason=why, copies=[copy, *system])
+    if missing is None and _official_pip_wheel(listing, files):
+        reason = wheel_cudnn_reason(files.version)
+        for name in ("libraries.cudnn.version", "libraries.cudnn.selected"):
+            reading.out.note_unknown("cuda_stack", name, reason)
+        return Library(version=None, selected=None, reason=reason, copies=system)
     if missing is not None:
         reading.out.note_unknown("cuda_stack", "libraries.cudnn", missing)
         return Library(version=None, selected=None, reason=missing, copies=[])
@@ -221,10 +243,53 @@ def _library(reading: Reading, listing: Listing, files: TorchFiles | None, name:
     return Library(version=copy.version, selected=copy, reason=why, copies=[copy])
 
 
+# collect_env's "CUDA runtime version" runs `nvcc --version` (get_running_cuda_version in
+# torch/utils/collect_env.py): the system toolkit, not the libcudart torch loads.
+NVCC_REASON = (
+    "collect_env 'CUDA runtime version' is the system toolkit's nvcc (torch/utils/collect_env.py "
+    "get_running_cuda_version), not the libcudart torch loads"
+)
+# "HIP runtime version" and "MIOpen runtime version" are read from torch._C._show_config(), the
+# versions torch was built with (torch/utils/collect_env.py get_env_info).
+ROCM_REASON = (
+    "torch's build configuration (torch._C._show_config(), as collect_env prints it): the "
+    "version the ROCm build of torch was built with and ships"
+)
+ROCM_LIBRARIES = (("hip_runtime", "hip_runtime"), ("miopen", "miopen"))
+
+
+def _with_nvcc(reading: Reading, runtime: dict[str, Any]) -> dict[str, Any]:
+    """The CUDA runtime entry, with the system toolkit's nvcc as one more (system) copy."""
+    nvcc = reading.stated("cuda_runtime")
+    if nvcc is None:
+        return runtime
+    copy = LibraryCopy(source="system", version=nvcc, package="nvcc", path=None).model_dump()
+    copies = [*runtime.get("copies", []), copy]
+    reading.out.unknown.get("cuda_stack", {}).pop("libraries.cuda_runtime", None)
+    if runtime.get("version") is None:
+        reading.out.note_unknown("cuda_stack", "libraries.cuda_runtime.version", NVCC_REASON)
+    return {**runtime, "copies": copies}
+
+
+def _rocm_library(reading: Reading, key: str) -> dict[str, Any] | None:
+    """HIP runtime or MIOpen of a ROCm build, as its build configuration states them."""
+    version = reading.stated(key)
+    if version is None:
+        return None
+    # Which file holds it is not printed: no copy is named.
+    return Library(version=version, selected=None, reason=ROCM_REASON, copies=[]).model_dump()
+
+
 def map_libraries(reading: Reading, listing: Listing, files: TorchFiles | None) -> None:
-    """Every library a capture records, with what the report says about it."""
+    """Every library a capture records, with what the report says about it; the nvcc, HIP
+    runtime and MIOpen versions a report prints join them."""
     libraries: dict[str, Any] = {
         name: _library(reading, listing, files, name).model_dump()
         for name in (*COMPONENTS, "triton")
     }
+    libraries["cuda_runtime"] = _with_nvcc(reading, libraries["cuda_runtime"])
+    for name, key in ROCM_LIBRARIES:
+        entry = _rocm_library(reading, key)
+        if entry is not None:
+            libraries[name] = entry
     reading.out.put("cuda_stack", "libraries", libraries)

@@ -10,7 +10,10 @@ from envsnap.manifest.sections.base import Model, Section
 class Cpu(Model):
     vendor: str | None = Field(description="CPU vendor id (GenuineIntel, AuthenticAMD, ...).")
     model: str | None = Field(description="CPU model name.")
-    architecture: str = Field(description="Machine architecture (x86_64, aarch64, arm64).")
+    architecture: str | None = Field(
+        description="Machine architecture (x86_64, aarch64, arm64); null when a record does not "
+        "state it."
+    )
     isa_flags: list[str] = Field(
         description="ISA extensions that change which kernels run (avx2, avx512*, amx*, fma, "
         "neon/sve...), sorted."
@@ -32,7 +35,10 @@ class Container(Model):
 class SystemSection(Section):
     os: str = Field(description="Operating system (Linux, Darwin, Windows).")
     os_release: str | None = Field(description="Distribution name and version, e.g. Debian 12.")
-    kernel: str = Field(description="Kernel release.")
+    kernel: str | None = Field(
+        description="Kernel release; null when a record does not state it (a collect_env report "
+        "on macOS names the macOS release, not the kernel)."
+    )
     libc: str | None = Field(description="C library and version, e.g. glibc 2.36.")
     hostname: str | None = Field(
         description="Host name (noise for comparisons, useful for locating)."

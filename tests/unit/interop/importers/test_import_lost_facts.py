@@ -1,0 +1,83 @@
+"""Facts a collect_env report states that the import used to lose: the system section of a
+macOS report, the nvcc and ROCm versions, AMD GPUs, a label glued onto the line above it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from envsnap.diff import diff_documents
+from envsnap.interop.importers import load_any
+from envsnap.interop.importers.collect_env import read_collect_env
+from envsnap.interop.importers.devices import from_name
+from tests.helpers import FIXTURES
+
+CORPUS = FIXTURES / "collect_env"
+MACOS = CORPUS / "08_2023_torch2.1_macos_arm.txt"
+
+
+def test_macos_report_keeps_its_system_section_and_an_arch_change_shows(tmp_path: Path) -> None:
+    text = MACOS.read_text(encoding="utf-8")
+    assert "Linux-" not in text  # no kernel anywhere in the report
+    arm = load_any(str(MACOS)).to_document()
+    assert arm["system"]["os"] == "Darwin" and arm["system"]["kernel"] is None
+    assert arm["system"]["unknown"]["kernel"] == "not stated in collect_env report"
+    intel = tmp_path / "intel.txt"
+    intel.write_text(
+        text.replace("(arm64)", "(x86_64)").replace("-arm64-arm-", "-x86_64-i386-"),
+        encoding="utf-8",
+    )
+    report = diff_documents(load_any(str(intel)).to_document(), arm)
+    arch = next(f for f in report.findings if f.rule == "hw.cpu-arch")
+    assert (arch.a, arch.b) == ("x86_64", "arm64")
+
+
+def test_an_old_linux_report_without_platform_keeps_its_system_section() -> None:
+    doc = load_any(str(CORPUS / "01_2018_torch1.0_conda_ubuntu.txt")).to_document()
+    assert doc["system"]["os"] == "Linux"  # "OS: Ubuntu 16.04.5 LTS" names a Linux
+    assert doc["system"]["os_release"] == "Ubuntu 16.04.5 LTS"
+    assert doc["system"]["cpu"]["architecture"] is None
+
+
+def test_nvcc_version_reaches_cuda_stack_as_a_system_copy() -> None:
+    imported = read_collect_env((CORPUS / "07_2023_torch2.0_cpu_block_8xa100.txt").read_text())
+    runtime = imported.sections["cuda_stack"]["libraries"]["cuda_runtime"]
+    assert {"source": "system", "version": "11.8.89", "package": "nvcc", "path": None} in runtime[
+        "copies"
+    ]
+    assert runtime["version"] is None  # nvcc is not the libcudart torch loads
+    assert "nvcc" in imported.unknown["cuda_stack"]["libraries.cuda_runtime.version"]
+
+
+def test_rocm_versions_and_amd_gpu_reach_their_sections() -> None:
+    imported = read_collect_env((CORPUS / "10_2024_torch2.4_rocm_mi250.txt").read_text())
+    libraries = imported.sections["cuda_stack"]["libraries"]
+    assert libraries["hip_runtime"]["version"] == "6.0.32830"
+    assert libraries["miopen"]["version"] == "3.0.0"
+    assert imported.sections["cuda_stack"]["torch_hip"] == "6.0.32830-d62f6a171"
+    device = imported.sections["gpu"]["devices"]["0"]
+    assert device["arch"] == "gfx90a" and device["compute_capability"] is None
+    # MI250X and MI250 print one name and have 110 vs 104 compute units per die.
+    assert device["sm_count"] is None
+
+
+def test_amd_names_and_targets_resolve_through_the_amd_table() -> None:
+    assert from_name("AMD Instinct MI300X")["sm_count"] == 304
+    assert from_name("AMD Instinct MI210", "gfx90a")["arch"] == "gfx90a"
+    assert from_name("AMD Radeon RX 7900 XTX")["sm_count"] == 96
+    assert from_name("AMD Radeon Graphics", "gfx1100")["sm_count"] is None  # W7900, W7800...
+    assert from_name("AMD Radeon Graphics", "gfx908")["sm_count"] == 120  # only the MI100
+
+
+def test_a_mig_slice_has_no_full_gpu_sm_count() -> None:
+    assert from_name("NVIDIA A100-SXM4-80GB")["sm_count"] == 108
+    slice_ = from_name("NVIDIA A100-SXM4-80GB MIG 3g.40gb")
+    assert slice_["compute_capability"] == "8.0" and slice_["sm_count"] is None
+
+
+def test_a_label_glued_onto_the_line_above_is_its_own_field() -> None:
+    report = CORPUS / "real" / "pytorch-139298_h100.txt"
+    assert "HBM3Nvidia driver version:" in report.read_text(encoding="utf-8")
+    imported = read_collect_env(report.read_text(encoding="utf-8"))
+    names = {d["name"] for d in imported.sections["gpu"]["devices"].values()}
+    assert names == {"NVIDIA H100 80GB HBM3"}
+    assert imported.sections["gpu"]["driver_version"] == "535.216.01"
