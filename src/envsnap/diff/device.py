@@ -2,9 +2,15 @@
 
 In-job captures record the device of the model's parameters (`precision.device`). Imported
 records state only whether CUDA was available (`Is CUDA available` in a collect_env report,
-`torch.cuda_available` in other records); that is taken as where the job ran. A side whose
-torch is a CPU-only build (`cuda_stack.torch_build == "cpu"`) cannot have run torch math on a
-GPU, and a side with a GPU section and no devices ran on the CPU.
+kept in `imported_from.facts`; `torch.cuda_available` in other records); that is taken as where
+the job ran. A side whose torch is a CPU-only build (`cuda_stack.torch_build == "cpu"`) cannot
+have run torch math on a GPU, and a side with a GPU section and no devices ran on the CPU.
+
+Where a record states no torch flags (an imported report), whether fp32 math ran as TF32 is
+inferred from the release's defaults (PyTorch docs, notes/cuda.md; numerics.md B1, B2): the
+TF32 flags appeared in torch 1.7; fp32 matmuls defaulted to TF32 in 1.7-1.11 and not from 1.12
+(pytorch/pytorch#76509); cuDNN convolutions default to TF32 in every release since 1.7. A GPU
+before Ampere runs no TF32 whatever the flags say.
 """
 
 from __future__ import annotations
@@ -31,7 +37,12 @@ def job_device(doc: Doc) -> str | None:
     recorded = _get(doc, "precision.device")
     if isinstance(recorded, str) and recorded:
         return recorded.split(":", 1)[0]
-    for path in ("extra.imported_facts.is_cuda_available", "torch.cuda_available"):
+    for path in (
+        "imported_from.facts.is_cuda_available",
+        "imported_from.sections.torch.cuda_available",
+        "extra.imported_facts.is_cuda_available",
+        "torch.cuda_available",
+    ):
         available = _get(doc, path)
         if isinstance(available, bool):
             return "cuda" if available else "cpu"
@@ -87,19 +98,50 @@ def recorded_tf32(doc: Doc, family: str | None = None) -> bool:
     return not any(path in unknown for name in families for path in _TF32_FLAGS[name])
 
 
+# The release defaults of the TF32 flags, for a side that does not record them.
+TF32_FLAGS_SINCE = "1.7"
+MATMUL_TF32_DEFAULT_UNTIL = "1.12"
+_DEFAULT_SOURCE = "PyTorch docs notes/cuda.md"
+
+
+def torch_version(doc: Doc) -> str | None:
+    version = _get(doc, "cuda_stack.torch_version") or _get(doc, "torch.version")
+    return version if isinstance(version, str) else None
+
+
+def default_tf32(version: str | None, family: str) -> Tri:
+    """Whether torch `version` lets fp32 `family` math use TF32 by default."""
+    if version is None:
+        # Every release that has TF32 defaults cuDNN to it; matmuls depend on the release.
+        return "yes" if family == "conv" else "unknown"
+    if not within(version, TF32_FLAGS_SINCE, None):
+        return "no"  # no TF32 support before 1.7
+    if family == "conv":
+        return "yes"
+    return "yes" if within(version, None, MATMUL_TF32_DEFAULT_UNTIL) else "no"
+
+
+def tf32_default_note(doc: Doc, family: str) -> str:
+    """What an unrecorded side's TF32 state is inferred from, in words."""
+    version = torch_version(doc)
+    release = f"torch {version}" if version else "an unrecorded torch release"
+    if family == "conv":
+        rule = "cuDNN conv allow_tf32 defaults to True in every release since 1.7"
+    else:
+        rule = (
+            "matmul allow_tf32 defaulted to True in 1.7-1.11 and False from 1.12, "
+            "pytorch/pytorch#76509"
+        )
+    return f"{release} defaults, flags not recorded ({rule}; {_DEFAULT_SOURCE})"
+
+
 def _flag_tf32(doc: Doc, family: str) -> Tri:
     """Whether torch's flags let fp32 matmul ('matmul') or conv ('conv') use TF32."""
     effective = _get(doc, f"torch.effective.{family}_fp32.tf32")
     if effective in ("yes", "no"):
         return "yes" if effective == "yes" else "no"
     if not recorded_tf32(doc, family):
-        if family == "conv":
-            return "yes"  # cuDNN TF32 is on by default in every release
-        # allow_tf32 for matmuls defaulted to True in torch 1.7-1.11 (pytorch/pytorch#76509).
-        version = _get(doc, "cuda_stack.torch_version") or _get(doc, "torch.version")
-        if version is None:
-            return "unknown"
-        return "yes" if within(version, "1.7", "1.12") else "no"
+        return default_tf32(torch_version(doc), family)
     if family == "matmul":
         precision = _get(doc, "torch.matmul.float32_matmul_precision")
         on = _get(doc, "torch.matmul.allow_tf32") or precision in ("high", "medium")

@@ -7,10 +7,20 @@ from collections.abc import Iterator
 from typing import Any
 
 from envsnap.diff.derived import Hit, get, version_of
-from envsnap.diff.device import devices, effective_tf32, gpu_in_use, job_device, recorded_tf32
+from envsnap.diff.device import (
+    devices,
+    effective_tf32,
+    gpu_in_use,
+    job_device,
+    recorded_tf32,
+    tf32_default_note,
+    tf32_gpu,
+)
 from envsnap.diff.report import Severity
-from envsnap.diff.sides import where
+from envsnap.diff.sides import Side, where
 from envsnap.diff.versions import local_tag
+from envsnap.diff.wheel_libraries import bundled_libraries
+from envsnap.diff.wheel_libraries import side_version as wheel_library
 
 Doc = dict[str, Any]
 _SHORT = ("NVIDIA ", "GeForce ", "Tesla ")
@@ -27,10 +37,26 @@ def _sm(cc: Any) -> str:
     return "sm_" + str(cc).replace(".", "") if cc else "sm_?"
 
 
+def _is_amd(device: dict[str, Any]) -> bool:
+    return not device.get("compute_capability") and str(device.get("arch") or "").startswith("gfx")
+
+
+def target(device: dict[str, Any] | None) -> str:
+    """The kernel target a GPU compiles for: 'sm_80', or an AMD LLVM target ('gfx90a')."""
+    if device is None:
+        return "sm_?"
+    return str(device["arch"]) if _is_amd(device) else _sm(device.get("compute_capability"))
+
+
 def _one(device: dict[str, Any]) -> str:
-    details = [str(device.get("arch") or "?") + " " + _sm(device.get("compute_capability"))]
+    if _is_amd(device):
+        details = [target(device)]
+        unit = "CUs"
+    else:
+        details = [str(device.get("arch") or "?") + " " + target(device)]
+        unit = "SMs"
     if isinstance(device.get("sm_count"), int):
-        details.append(f"{device['sm_count']} SMs")
+        details.append(f"{device['sm_count']} {unit}")
     return f"{_short_name(device.get('name'))} ({', '.join(details)})"
 
 
@@ -46,9 +72,14 @@ def describe(doc: Doc) -> str:
     return " + ".join(f"{count}× {text}" for text, count in counts.items())
 
 
-def _first(doc: Doc, key: str) -> Any:
+def _device0(doc: Doc) -> dict[str, Any] | None:
     found = devices(doc)
-    return found[0].get(key) if found else None
+    return found[0] if found else None
+
+
+def _first(doc: Doc, key: str) -> Any:
+    device = _device0(doc)
+    return device.get(key) if device else None
 
 
 def gpu_change(a: Doc, b: Doc) -> Iterator[Hit]:
@@ -77,13 +108,16 @@ def gpu_change(a: Doc, b: Doc) -> Iterator[Hit]:
     cc_a, cc_b = _first(a, "compute_capability"), _first(b, "compute_capability")
     sms_a, sms_b = _first(a, "sm_count"), _first(b, "sm_count")
     names = (_first(a, "name"), _first(b, "name"))
-    if cc_a != cc_b:
+    target_a, target_b = target(_device0(a)), target(_device0(b))
+    if cc_a != cc_b or target_a != target_b:
+        amd = target_a.startswith("gfx") or target_b.startswith("gfx")
         yield Hit(
             "hw.gpu-kernels",
-            "gpu.devices.0.compute_capability",
-            cc_a,
-            cc_b,
-            title=f"cuBLAS/cuDNN pick other kernels: {_sm(cc_a)} → {_sm(cc_b)}",
+            "gpu.devices.0.compute_capability" if cc_a != cc_b else "gpu.devices.0.arch",
+            cc_a if cc_a != cc_b else target_a,
+            cc_b if cc_a != cc_b else target_b,
+            title=f"{'GPU BLAS/DNN libraries' if amd else 'cuBLAS/cuDNN'} pick other kernels: "
+            f"{target_a} → {target_b}",
             severity=("high", "medium", "low"),
         )
     elif isinstance(sms_a, int) and isinstance(sms_b, int):
@@ -128,6 +162,7 @@ def cuda_rng_streams(a: Doc, b: Doc) -> Iterator[Hit]:
     else:
         return
     seeded = _seeded(a) and _seeded(b)
+    unknown = [side for doc, side in ((a, "A"), (b, "B")) if not isinstance(doc.get("seeds"), dict)]
     yield Hit(
         "randomness.cuda-rng-sm-count",
         "gpu.devices.0.sm_count",
@@ -135,9 +170,26 @@ def cuda_rng_streams(a: Doc, b: Doc) -> Iterator[Hit]:
         sms_b,
         title=title,
         active=seeded,
-        # Unseeded runs draw other numbers anyway; the SM count only matters once seeded.
-        severity=None if seeded else ("medium", "low", "low"),
+        # Unseeded runs draw other numbers anyway; the SM count only matters once seeded. A side
+        # that does not record its seeds may have seeded: the mechanism is likely, not shown.
+        severity=None if seeded or unknown else ("medium", "low", "low"),
+        inferred=_rng_inferred(a, b, unknown),
     )
+
+
+def _rng_inferred(a: Doc, b: Doc, unseeded_unknown: list[str]) -> str | None:
+    """What the seeded-stream finding rests on when the records do not state it: SM counts the
+    GPU table gives for an imported GPU name, seeding a record does not state."""
+    notes = [
+        f"{side}: SM count from the GPU table for {_short_name(_first(doc, 'name'))!r}"
+        for doc, side in ((a, "A"), (b, "B"))
+        if doc.get("imported_from") and isinstance(_first(doc, "sm_count"), int)
+    ]
+    if unseeded_unknown:
+        notes.append(
+            f"whether the job seeded torch is not recorded on {', '.join(unseeded_unknown)}"
+        )
+    return "; ".join(notes) or None
 
 
 def device_change(a: Doc, b: Doc) -> Iterator[Hit]:
@@ -170,28 +222,50 @@ def tf32_sides(a: Doc, b: Doc) -> Iterator[Hit]:
                 title="cuDNN disabled on one side: convolutions run native kernels (no TF32)",
             )
         elif {ea, eb} == {"yes", "no"}:
-            on = a if ea == "yes" else b
-            recorded = recorded_tf32(on, family)
+            on: Side = "a" if ea == "yes" else "b"
+            inferred = _tf32_inferred(a, b, family)
             yield Hit(
                 "precision.tf32-effective",
                 path,
                 ea,
                 eb,
-                title=f"fp32 {noun} run as TF32 {where('a' if ea == 'yes' else 'b', 'on')} only"
-                f"{_tf32_reason(a, b)}",
-                # Inferred from torch's defaults, TF32 is possible but not shown to run.
-                active=recorded,
-                severity=None if recorded else ("high", "medium", "low"),
+                title=f"fp32 {noun} run as TF32 {where(on, 'on')} only{_tf32_reason(a, b)}",
+                # Inferred from torch's release defaults, TF32 is likely but not shown to run:
+                # the rule's severity (a named precision mechanism), latent.
+                active=inferred is None,
+                inferred=inferred,
             )
         elif ea == eb == "yes" and _first(a, "arch") != _first(b, "arch"):
+            inferred = _tf32_inferred(a, b, family)
             yield Hit(
                 "precision.tf32-arch",
                 path,
                 _first(a, "arch"),
                 _first(b, "arch"),
                 title=f"fp32 {noun} run as TF32 on both sides, on different architectures",
-                active=recorded_tf32(a, family) and recorded_tf32(b, family),
+                active=inferred is None,
+                inferred=inferred,
             )
+
+
+def _tf32_side(doc: Doc, side: Side, family: str) -> str | None:
+    """Why one side's TF32 state is what it is, when that is inferred rather than recorded."""
+    if gpu_in_use(doc) is False:
+        return None  # no GPU math: stated by the record
+    if tf32_gpu(doc) is False:
+        return f"{side.upper()}: {describe(doc)} has no TF32 (before Ampere)"
+    if recorded_tf32(doc, family):
+        return None
+    return f"{side.upper()}: {tf32_default_note(doc, family)}"
+
+
+def _tf32_inferred(a: Doc, b: Doc, family: str) -> str | None:
+    """What the TF32 states of the two sides were inferred from; None when both are recorded
+    (a side whose flags are recorded and whose GPU cannot run TF32 is stated too)."""
+    if recorded_tf32(a, family) and recorded_tf32(b, family):
+        return None
+    notes = [_tf32_side(a, "a", family), _tf32_side(b, "b", family)]
+    return "; ".join(note for note in notes if note) or None
 
 
 # The library that decides whether fp32 math of a family runs a TF32 kernel, and where its
@@ -223,7 +297,7 @@ def _library(doc: Doc, family: str) -> Any:
         for name, entry in installed.items():
             if name.startswith(f"nvidia-{wheel}-cu") and isinstance(entry, dict):
                 return entry.get("version")
-    return None
+    return wheel_library(doc, wheel)[0]  # what the torch wheel ships, when it is an official one
 
 
 def _autocast(doc: Doc) -> bool:
@@ -279,4 +353,11 @@ def _tf32_reason(a: Doc, b: Doc) -> str:
     return ""
 
 
-GPU_DERIVED = (gpu_change, cuda_rng_streams, device_change, tf32_sides, tf32_library)
+GPU_DERIVED = (
+    gpu_change,
+    cuda_rng_streams,
+    device_change,
+    tf32_sides,
+    tf32_library,
+    bundled_libraries,
+)

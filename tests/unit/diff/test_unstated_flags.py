@@ -31,7 +31,7 @@ def test_flags_listed_as_unknown_are_not_recorded() -> None:
     assert effective_tf32(b, "conv") == "yes"
 
 
-def test_tf32_inferred_for_an_unstated_side_is_latent_below_kernel_choice() -> None:
+def test_tf32_inferred_for_an_unstated_side_is_latent_above_kernel_choice() -> None:
     a, b = full_pair()
     as_volta(a)
     for family in ("matmul_fp32", "conv_fp32"):
@@ -40,10 +40,12 @@ def test_tf32_inferred_for_an_unstated_side_is_latent_below_kernel_choice() -> N
     report = diff_documents(a, b)
     tf32 = [f for f in report.findings if RULES_BY_ID[f.rule].merge == "tf32"]
     assert len(tf32) == 1  # the path change 'no' -> 'unknown' and the inference are one cause
-    assert tf32[0].severity == "medium"
+    assert tf32[0].severity == "high"
     assert tf32[0].rank_reason and "latent" in tf32[0].rank_reason
-    # The architecture change acts on the run; TF32 on B is only inferred.
-    assert report.findings[0].rule == "hw.gpu-kernels"
+    # TF32 on B is inferred from torch's defaults, and a named precision mechanism: it ranks
+    # above the generic kernel choice the architecture change brings.
+    assert report.findings[0] is tf32[0]
+    assert any(e.inferred and "defaults" in e.inferred for e in tf32[0].evidence)
 
 
 def test_recorded_flags_on_both_sides_stay_active() -> None:
