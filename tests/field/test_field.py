@@ -62,10 +62,6 @@ def test_case_follows_the_v3_format(path: Any) -> None:
     assert not found, f"{path.name}: " + "; ".join(found)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26 in progress: 97 of the 110 cases are written; the hardware/cuda-stack cases still being added",
-)
 def test_corpus_is_large_and_broad() -> None:
     cases = _cases()
     assert len({case.get("id") for case in cases}) == len(cases), "duplicate case ids"
