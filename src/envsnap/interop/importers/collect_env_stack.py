@@ -195,13 +195,16 @@ def wheel_cudnn_reason(version: str | None) -> str:
     )
 
 
-def _cudnn(reading: Reading, listing: Listing, files: TorchFiles) -> Library:
+def _cudnn(reading: Reading, listing: Listing, files: TorchFiles | None) -> Library:
+    """cuDNN from a conda or pip package torch loads, else from the system files the report
+    lists; those files still count when the report states no torch (a job built on another
+    framework, such as Darknet or Caffe, links the system cuDNN)."""
     system, missing = _cudnn_files(reading)
-    packaged = _packaged("cudnn", listing, files)
+    packaged = _packaged("cudnn", listing, files) if files is not None else None
     if packaged is not None:
         copy, why = packaged
         return Library(version=copy.version, selected=copy, reason=why, copies=[copy, *system])
-    if missing is None and _official_pip_wheel(listing, files):
+    if missing is None and files is not None and _official_pip_wheel(listing, files):
         reason = wheel_cudnn_reason(files.version)
         for name in ("libraries.cudnn.version", "libraries.cudnn.selected"):
             reading.out.note_unknown("cuda_stack", name, reason)
@@ -226,6 +229,10 @@ def _cudnn(reading: Reading, listing: Listing, files: TorchFiles) -> Library:
 
 
 def _library(reading: Reading, listing: Listing, files: TorchFiles | None, name: str) -> Library:
+    if name == "cudnn" and (
+        files is None or files.cuda is not None or not _build_known(reading, files)
+    ):
+        return _cudnn(reading, listing, files)
     if files is None:
         reading.out.note_unknown("cuda_stack", f"libraries.{name}")
         return Library(version=None, selected=None, reason=NOT_STATED, copies=[])
@@ -233,8 +240,6 @@ def _library(reading: Reading, listing: Listing, files: TorchFiles | None, name:
         reading.out.note_unknown("cuda_stack", f"libraries.{name}.copies")
         # A CPU or ROCm build: said as a capture says it.
         return Library.model_validate(plain(library(name, files, [])))
-    if name == "cudnn":
-        return _cudnn(reading, listing, files)
     packaged = _triton(listing) if name == "triton" else _packaged(name, listing, files)
     if packaged is None:
         reading.out.note_unknown("cuda_stack", f"libraries.{name}")

@@ -81,3 +81,51 @@ def test_a_label_glued_onto_the_line_above_is_its_own_field() -> None:
     names = {d["name"] for d in imported.sections["gpu"]["devices"].values()}
     assert names == {"NVIDIA H100 80GB HBM3"}
     assert imported.sections["gpu"]["driver_version"] == "535.216.01"
+
+
+NO_TORCH_REPORT = """\
+Collecting environment information...
+PyTorch version: N/A
+Is debug build: N/A
+CUDA used to build PyTorch: Could not collect
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 20.04.6 LTS (x86_64)
+GCC version: Could not collect
+Clang version: Could not collect
+CMake version: Could not collect
+Libc version: N/A
+
+Python version: 3.8 (64-bit runtime)
+Python platform: Linux-5.15.0-91-generic-x86_64-with-glibc2.31
+Is CUDA available: N/A
+CUDA runtime version: Could not collect
+GPU models and configuration: Could not collect
+Nvidia driver version: Could not collect
+cuDNN version: {cudnn}
+HIP runtime version: N/A
+MIOpen runtime version: N/A
+
+Versions of relevant libraries:
+[pip3] Could not collect
+[conda] Could not collect
+"""
+
+
+def test_a_report_without_torch_keeps_the_system_cudnn_another_framework_links(
+    tmp_path: Path,
+) -> None:
+    """Darknet or Caffe link the system cuDNN: the files a report lists are all there is."""
+    listings = {
+        "7.6.5": "/usr/lib/x86_64-linux-gnu/libcudnn.so.7.6.5",
+        "8.0.5": "Probably one of the following:\n/usr/lib/x86_64-linux-gnu/libcudnn.so.8.0.5\n"
+        "/usr/lib/x86_64-linux-gnu/libcudnn_ops_infer.so.8.0.5",
+    }
+    documents = []
+    for version, listing in listings.items():
+        path = tmp_path / f"cudnn-{version}.txt"
+        path.write_text(NO_TORCH_REPORT.format(cudnn=listing), encoding="utf-8")
+        document = load_any(str(path)).to_document()
+        assert document["cuda_stack"]["libraries"]["cudnn"]["version"] == version
+        documents.append(document)
+    assert diff_documents(*documents).findings[0].rule == "stack.cudnn"
