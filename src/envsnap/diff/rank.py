@@ -322,7 +322,7 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             _own_title(group, first)
             or title_of(group, lead)
             or fingerprint_title(rule.title, first.path, first.a, first.b)
-            or f"{rule.title}: {_short(first.a)} → {_short(first.b)}"
+            or f"{rule.title}: {_subject(first.path)}{_short(first.a)} → {_short(first.b)}"
         )
         proven = [
             Evidence(path=path, a=a, b=b, inferred=inferred) for path, a, b, inferred in proof
@@ -340,6 +340,22 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
 
 
 _DERIVED = "seeds.derived."
+# Collections whose keys name the thing a generic title is about: a package, a data item, a
+# template, a file.
+_SUBJECTS = re.compile(
+    r"(?:packages\.(?:installed|conda)|data\.items|templates\.templates|tokenizer\.files)"
+    r"\.(?P<key>[^.\[]+)"
+)
+
+
+def _subject(path: str) -> str:
+    """What a generic title is about, with a trailing space: 'scipy ' for
+    packages.installed.scipy.version, 'train file_count ' for data.items.train.file_count."""
+    found = _SUBJECTS.match(path)
+    if found is None:
+        return ""
+    leaf = path[found.end() :].lstrip(".")
+    return f"{found['key']} " if leaf in ("", "version") else f"{found['key']} {leaf} "
 
 
 def _own_title(group: Group, first: Hit) -> str | None:
