@@ -5,9 +5,10 @@ sides share, which comes before a note about what is not recorded, whatever thei
 bookkeeping, which cannot change results, comes last. Within each group: most severe for the
 target first; then a mechanism shown to act on the run (a setting that is on, a kernel that
 runs) before a latent one (a capability, a default the job may not use); then the larger effect
-on the target (`EFFECT`, docs/diff.md); then, within one kind of effect only, the more specific
-(a known bug window, then a named mechanism or default flip, then a generic version change) and
-the larger step (a major version before a patch). Rule id and path only break exact ties.
+on the target (`EFFECT`, docs/diff.md); then a stated fact before an inferred one; then, within
+one kind of effect only, the more specific (a known bug window, then a named mechanism or default
+flip, then a generic version change) and the larger step (a major version before a patch). Rule
+id and path only break exact ties.
 """
 
 from __future__ import annotations
@@ -89,12 +90,15 @@ class Standing:
     path: str
     target: Target = "close"
 
-    def key(self) -> tuple[int, int, int, int, int, int, str, str]:
+    def key(self) -> tuple[int, int, int, int, int, int, int, str, str]:
         return (
             basis_group(self.basis, self.category),
             -SEVERITY_RANK[self.severity],
             -int(self.active),
             -EFFECT[self.target][self.category],
+            # A fact the records state before one inferred from them (a cuDNN version read
+            # off the wheel's build follows the build change it comes from).
+            int(self.basis == "inferred"),
             # Specificity and step size order findings of one kind of effect only: a rule that
             # states no specificity never loses to another kind's for lack of the value.
             -self.specificity,

@@ -24,6 +24,8 @@ RULES: tuple[Rule, ...] = (
         refs=(f"{NUM} D1", CUBLAS_REPRO, "pytorch/pytorch#114952"),
         gpu_only=True,
         primary=(f"{PKG}.torch.version",),
+        # The wheel's CUDA tag and the toolkit it names are one cause: one finding.
+        merge="cuda-variant",
     ),
     Rule(
         id="stack.cuda-toolkit",
@@ -41,6 +43,7 @@ RULES: tuple[Rule, ...] = (
         fix="Pin the CUDA variant of torch and log torch.version.cuda.",
         refs=(f"{NUM} D1", CUBLAS_REPRO),
         gpu_only=True,
+        merge="cuda-variant",
     ),
     Rule(
         id="stack.cudnn",
