@@ -669,6 +669,18 @@ CASES: tuple[Case, ...] = (
     # must rank low
     Case("hostname-only", "only the host name differs (noise)", "noise.host", edits()),
     Case(
+        "dev-tool",
+        "mypy bumped: a type checker never runs in the job",
+        "noise.dev-tool",
+        package("mypy", "1.11.2"),
+    ),
+    Case(
+        "python-patch",
+        "Python 3.11.7 -> 3.11.9",
+        "noise.python-patch",
+        edits(("python.version", "3.11.9")),
+    ),
+    Case(
         "unrelated-patch",
         "an unrelated package's patch release",
         "stack.package",

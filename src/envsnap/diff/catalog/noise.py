@@ -5,7 +5,54 @@ from __future__ import annotations
 from envsnap.diff.catalog.refs import ENV
 from envsnap.diff.rules import Rule
 
+# Developer tools that run beside a training job, never inside it: linters, formatters, type
+# checkers, test runners, notebooks, debuggers and hook managers. collect_env's pip filter
+# lists mypy and flake8 in every report (torch/utils/collect_env.py), so an unrelated bump of
+# theirs is in most imported pairs.
+DEV_TOOLS = (
+    "mypy",
+    "mypy-extensions",
+    "flake8",
+    "black",
+    "ruff",
+    "pylint",
+    "isort",
+    "pytest",
+    "pytest-*",
+    "pre-commit",
+    "ipython",
+    "ipykernel",
+    "jupyter*",
+    "notebook",
+    "debugpy",
+)
+
 RULES: tuple[Rule, ...] = (
+    Rule(
+        id="noise.dev-tool",
+        match=tuple(f"packages.installed.{name}.**" for name in DEV_TOOLS)
+        + tuple(f"packages.installed.{name}" for name in DEV_TOOLS),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="developer tool changed",
+        why="linters, formatters, type checkers, test runners and notebook tooling run beside "
+        "the job, not in it: they cannot change what it computes.",
+        fix="None needed.",
+        refs=(),
+        per="component",
+    ),
+    Rule(
+        id="noise.python-patch",
+        match=("python.version",),
+        when=("patch",),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="Python patch release differs",
+        why="the patch releases of one CPython minor version carry bug and security fixes only "
+        "and keep its ABI, so the same extension builds run on both.",
+        fix="None needed; pin the minor version.",
+        refs=("https://devguide.python.org/developer-workflow/development-cycle/",),
+    ),
     Rule(
         id="noise.argv",
         match=("run.argv",),
