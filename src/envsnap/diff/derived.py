@@ -179,12 +179,20 @@ def _in_ga_window(doc: Doc) -> bool:
     return buggy and (accum or 1) > 1
 
 
-def _in_sdpa_window(doc: Doc) -> bool:
+def _in_sdpa_window(doc: Doc) -> bool | None:
+    """True on torch 2.5.0 with an sm90 GPU; None on torch 2.5.0 when no GPU's compute
+    capability is recorded (an imported report that names no GPU)."""
+    if not within(version_of(doc, "torch"), "2.5.0", "2.5.1"):
+        return False
     devices = get(doc, "gpu.devices")
-    hopper = isinstance(devices, dict) and any(
-        isinstance(d, dict) and d.get("compute_capability") == "9.0" for d in devices.values()
+    capabilities = (
+        [d.get("compute_capability") for d in (devices or {}).values() if isinstance(d, dict)]
+        if isinstance(devices, dict)
+        else []
     )
-    return hopper and within(version_of(doc, "torch"), "2.5.0", "2.5.1")
+    if "9.0" in capabilities:
+        return True
+    return None if not any(capabilities) else False
 
 
 _LLAMA3 = re.compile(r"llama[-_ ]?3", re.IGNORECASE)
@@ -206,7 +214,9 @@ def _in_llama3_window(doc: Doc) -> bool:
     )
 
 
-BUG_WINDOWS: tuple[tuple[str, Callable[[Doc], bool], str], ...] = (
+# A predicate says whether a side is in a bug window: True, False, or None when the side is in
+# its version range and does not record the other condition (the GPU, say).
+BUG_WINDOWS: tuple[tuple[str, Callable[[Doc], bool | None], str], ...] = (
     ("bug.transformers-ga-loss", _in_ga_window, _pkg_path("transformers")),
     ("bug.torch-2.5.0-cudnn-sdpa-h100", _in_sdpa_window, _pkg_path("torch")),
     ("bug.tokenizers-0.19.0-llama3", _in_llama3_window, _pkg_path("tokenizers")),
@@ -214,12 +224,33 @@ BUG_WINDOWS: tuple[tuple[str, Callable[[Doc], bool], str], ...] = (
 
 
 def bug_windows(a: Doc, b: Doc) -> Iterator[Hit]:
+    """A side in a known bug window and the other outside it. A side in the version range
+    whose other condition is not recorded is inferred to be in it, against a side outside."""
+    from envsnap.diff.catalog import RULES_BY_ID  # the catalog imports this module's helpers
+
     for rule, predicate, path in BUG_WINDOWS:
         in_a, in_b = predicate(a), predicate(b)
-        if in_a != in_b:
-            yield Hit(
-                rule, path, "in window" if in_a else "outside", "in window" if in_b else "outside"
-            )
+        if in_a == in_b or (None in (in_a, in_b) and True in (in_a, in_b)):
+            continue
+        unknown = next((side for side, state in (("A", in_a), ("B", in_b)) if state is None), None)
+        if unknown is None:
+            yield Hit(rule, path, _window_state(in_a), _window_state(in_b))
+            continue
+        yield Hit(
+            rule,
+            path,
+            _window_state(in_a),
+            _window_state(in_b),
+            title=f"{RULES_BY_ID[rule].title}, if {unknown}'s unrecorded conditions hold: {unknown} "
+            "is in the version range",
+            active=False,
+            inferred=f"{unknown}: in the version range; the rest of the window's condition is "
+            "not recorded",
+        )
+
+
+def _window_state(state: bool | None) -> str:
+    return {True: "in window", False: "outside", None: "in range, condition unrecorded"}[state]
 
 
 # --- determinism ---------------------------------------------------------------------------
