@@ -8,7 +8,7 @@ from typing import Any
 
 def omit_unset_additions(document: dict[str, Any]) -> None:
     """Drop, in place, the later additions that are unset: `packages.installed.*.hashes`
-    (empty), `packages.conda.*.channel` (null) and `code.patch` (null)."""
+    (empty), `packages.conda.*.channel` (null), `code.patch` (null) and `placement` (null)."""
     packages = document.get("packages")
     if isinstance(packages, dict):
         for package in (packages.get("installed") or {}).values():
@@ -20,3 +20,5 @@ def omit_unset_additions(document: dict[str, Any]) -> None:
     code = document.get("code")
     if isinstance(code, dict) and code.get("patch") is None:
         code.pop("patch", None)
+    if "placement" in document and document["placement"] is None:
+        document.pop("placement")
