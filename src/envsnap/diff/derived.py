@@ -307,5 +307,7 @@ DERIVED: tuple[Callable[[Doc, Doc], Iterator[Hit]], ...] = (
 def derived_hits(a: Doc, b: Doc) -> list[Hit]:
     """Every derived hit for the pair."""
     from envsnap.diff.gpu_facts import GPU_DERIVED
+    from envsnap.diff.placement import PLACEMENT_DERIVED
 
-    return [hit for function in (*DERIVED, *GPU_DERIVED) for hit in function(a, b)]
+    functions = (*DERIVED, *GPU_DERIVED, *PLACEMENT_DERIVED)
+    return [hit for function in functions for hit in function(a, b)]

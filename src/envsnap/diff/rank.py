@@ -36,6 +36,7 @@ from envsnap.diff.grouping import (
     title_of,
 )
 from envsnap.diff.ordering import Standing
+from envsnap.diff.placement import fold_image_moves
 from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
@@ -271,7 +272,16 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             or fingerprint_title(rule.title, first.path, first.a, first.b)
             or f"{rule.title}: {_short(first.a)} → {_short(first.b)}"
         )
-        proven = [Evidence(path=path, a=a, b=b) for path, a, b in proof]
+        # Evidence a hit inferred (a release table's library version) says from what.
+        inferred = {
+            path: hit.inferred
+            for hit in group.hits
+            if hit.inferred
+            for path in (hit.path, *(extra[0] for extra in hit.extra))
+        }
+        proven = [
+            Evidence(path=path, a=a, b=b, inferred=inferred.get(path)) for path, a, b in proof
+        ]
     return make_finding(
         rule, first, target, category=placed.category, title=title, sides=sides
     ).model_copy(
@@ -323,6 +333,8 @@ def diff_documents(
     derived = derived_hits(doc_a, doc_b)
     hits = without_covered(hits_for(compute_changes(doc_a, doc_b), target), derived)
     hits = apply_gates([*hits, *derived, *advisory_hits(doc_a, doc_b)], doc_a, doc_b)
+    # After the gates: a folded version change keeps the severity its gate gave it.
+    hits = fold_image_moves(hits)
     return build_report(
         hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b, sides=sides
     )

@@ -16,6 +16,7 @@ from envsnap.diff.catalog import (
     fallback,
     hardware,
     noise,
+    placement,
     precision,
     randomness,
     semantics,
@@ -33,6 +34,7 @@ CATALOG: tuple[Rule, ...] = (
     + stack.RULES
     + randomness.RULES
     + environment.RULES
+    + placement.RULES
     + noise.RULES
     + derived.ADVISORY_RULES
     + fallback.RULES
