@@ -147,7 +147,6 @@ def affinity(cpus: str, count: int) -> Edit:
     def apply(doc: Doc) -> None:
         doc["torch"]["num_threads"] = count
         doc["env"]["variables"].pop("OMP_NUM_THREADS", None)
-        doc["placement"]["image"]["defaults"].pop("OMP_NUM_THREADS", None)
         doc["placement"]["cpu"].update(
             cpus=cpus,
             count=count,
@@ -748,11 +747,20 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "image-default-origin",
-        "OMP_NUM_THREADS=8 declared by the image on one side, unknown on the other",
-        "placement.image-default",
+        "the image declares TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1; the launcher set 0 on both sides",
+        "noise.image-default",
         edits(
-            ("placement.image.defaults.OMP_NUM_THREADS.image_value", "8"),
-            ("placement.image.defaults.OMP_NUM_THREADS.set_by", "image"),
+            (
+                "placement.image.defaults",
+                {
+                    "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": {
+                        "value": "0",
+                        "image_value": "1",
+                        "set_by": "changed",
+                        "source": "file:/.singularity.d/env/10-docker2singularity.sh",
+                    }
+                },
+            ),
         ),
     ),
     Case(

@@ -53,7 +53,6 @@ IMAGE_DEFAULT_NAMES: tuple[str, ...] = (
     "NVIDIA_TF32_OVERRIDE",
     "TORCH_CUDNN_V8_API_ENABLED",
     "CUBLAS_WORKSPACE_CONFIG",
-    "OMP_NUM_THREADS",
 )
 _ENV_DIR = ".singularity.d/env"
 _MAX_ENV_FILES = 64
@@ -127,12 +126,10 @@ def _stated(env: Mapping[str, str], names: tuple[str, ...], redact: Redact) -> S
 
 
 def _defaults(
-    env: Mapping[str, str],
-    declared: dict[str, tuple[str, str]],
-    reason: str | None,
-    redact: Redact,
+    env: Mapping[str, str], declared: dict[str, tuple[str, str]], redact: Redact
 ) -> dict[str, ImageDefault]:
-    """The numerics defaults, each with whether the image set it."""
+    """The numerics defaults of an image that declares its environment, each with whether the
+    process still has the image's value."""
     out: dict[str, ImageDefault] = {}
     for name in IMAGE_DEFAULT_NAMES:
         value = env.get(name)
@@ -145,7 +142,10 @@ def _defaults(
             )
         elif value is not None:
             out[name] = ImageDefault(
-                value=shown, image_value=None, set_by="unknown", source=reason or "not declared"
+                value=shown,
+                image_value=None,
+                set_by="unknown",
+                source="the image declares no literal value for it",
             )
     return out
 
@@ -186,10 +186,14 @@ def read_image(
     if podman.get("imageid"):
         image.image_id = StatedFact(value=podman["imageid"], source="file:/run/.containerenv")
     declared, reason = declared_environment(root)
-    image.defaults = _defaults(env, declared, reason, redact)
+    if reason is None:
+        image.defaults = _defaults(env, declared, redact)
     if not states_itself:
         unknown["image"] = "no container marker was seen: the process may not run in an image"
         return image
+    if reason is not None:
+        # The variables themselves are in env.variables; only who set them is not known.
+        unknown["image.defaults"] = f"{reason}: whether the image or the launcher set a variable"
     unknown["image.digest"] = (
         "the inside of a container does not see its image's registry digest (the engine "
         "keeps it); record it from the launcher"

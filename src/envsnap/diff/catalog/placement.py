@@ -3,7 +3,8 @@
 An image change is one finding that names the libraries it moves (`diff/placement.py` folds
 the version changes it explains into it); an allocation change joins the GPU finding it causes
 (merge `hw.gpu`, the hardware leads); an affinity change leads to the thread-count finding
-(`env.threads`); job, step, node and pod names are bookkeeping.
+(`env.threads`, which the default thread count joins); job, step, node and pod names, and
+who set an image's variable, are bookkeeping.
 """
 
 from __future__ import annotations
@@ -69,15 +70,14 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        id="placement.image-default",
+        id="noise.image-default",
         match=("placement.image.defaults", "placement.image.defaults.**"),
-        category="environment",
-        severity=("low", "low", "info"),
-        title="who set a numerics variable changed (image or launcher)",
-        why="the image declares a default that the launcher kept, changed or that cannot be "
-        "told apart from inside; the variable's value itself is compared as env.variables.",
-        fix="Set numerics variables explicitly in the launcher or in code, whatever the image "
-        "defaults.",
+        category="noise",
+        severity=("info", "info", "info"),
+        title="who set a numerics variable differs (the image or the launcher)",
+        why="where a variable's value came from cannot change results; its value is compared "
+        "as the variable itself (env.variables).",
+        fix="None needed; set numerics variables explicitly to not depend on image defaults.",
         refs=(APPTAINER_ENV,),
     ),
     Rule(
@@ -111,6 +111,18 @@ RULES: tuple[Rule, ...] = (
         refs=(SLURM_ENV, DOWNWARD_API, f"{NUM} A1"),
         derived=True,
         merge="hw.gpu",
+    ),
+    Rule(
+        id="placement.threads",
+        match=("placement.cpu.{default_threads,default_threads_source}",),
+        category="environment",
+        severity=("medium", "info", "info"),
+        title="default CPU thread count changed",
+        why="OpenMP and torch's intra-op pool start with OMP_NUM_THREADS threads, else one per "
+        "CPU the process may use; this is evidence of the thread-count finding it joins.",
+        fix="Pin OMP/MKL thread counts (and torch.set_num_threads) explicitly.",
+        refs=(LIBGOMP, f"{NUM} H1"),
+        merge="env.threads",
     ),
     Rule(
         id="placement.affinity",
