@@ -122,6 +122,42 @@ def noise(doc: Doc) -> None:
         record["duration_ms"] = record["duration_ms"] + 3.5
 
 
+def ngc_image(release: str, **libraries: str) -> Edit:
+    """The placement section states an NGC PyTorch image of `release` shipping `libraries`
+    (the fixture's own versions); the env section holds the variables it read them from."""
+
+    variables = {"cudnn": "CUDNN_VERSION", "nccl": "NCCL_VERSION", "cuda": "CUDA_VERSION"}
+
+    def apply(doc: Doc) -> None:
+        image = doc["placement"]["image"]
+        image["product"] = {"value": "PyTorch", "source": "env:NVIDIA_PRODUCT_NAME"}
+        image["release"] = {"value": release, "source": "env:NVIDIA_PYTORCH_VERSION"}
+        doc["env"]["variables"]["NVIDIA_PYTORCH_VERSION"] = release
+        for name, version in libraries.items():
+            image["libraries"][name] = {"value": version, "source": f"env:{variables[name]}"}
+            doc["env"]["variables"][variables[name]] = version
+
+    return apply
+
+
+def affinity(cpus: str, count: int) -> Edit:
+    """The task is bound to `count` CPUs and OMP_NUM_THREADS is unset: one thread per CPU,
+    as torch reports it."""
+
+    def apply(doc: Doc) -> None:
+        doc["torch"]["num_threads"] = count
+        doc["env"]["variables"].pop("OMP_NUM_THREADS", None)
+        doc["placement"]["cpu"].update(
+            cpus=cpus,
+            count=count,
+            numa_cpus={"0": cpus},
+            default_threads=count,
+            default_threads_source="affinity",
+        )
+
+    return apply
+
+
 @dataclass(frozen=True)
 class Case:
     """One labelled pair: `a` edits the fixture into side A, `b` into side B."""
@@ -748,5 +784,59 @@ CASES: tuple[Case, ...] = (
         "a field nothing in the catalog knows",
         "fallback",
         edits(("env.variables.HF_HUB_OFFLINE", "1")),
+    ),
+    Case(
+        "ngc-release",
+        "NGC PyTorch 24.10 -> 24.11: the image moves cuDNN, NCCL and CUDA",
+        "placement.image",
+        ngc_image("24.11", cudnn="9.5.1.17", nccl="2.23.4", cuda="12.6.3.001"),
+        a=ngc_image("24.10", cudnn="9.5.0.50", nccl="2.22.3", cuda="12.6.2.004"),
+    ),
+    Case(
+        "image-default-origin",
+        "the image declares TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1; the launcher set 0 on both sides",
+        "noise.image-default",
+        edits(
+            (
+                "placement.image.defaults",
+                {
+                    "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": {
+                        "value": "0",
+                        "image_value": "1",
+                        "set_by": "changed",
+                        "source": "file:/.singularity.d/env/10-docker2singularity.sh",
+                    }
+                },
+            ),
+        ),
+    ),
+    Case(
+        "container-runtime",
+        "the same image run by podman instead of docker",
+        "placement.runtime",
+        edits(("placement.container.runtime", "podman")),
+    ),
+    Case(
+        "slurm-allocation",
+        "4 CPUs per task instead of 16 on the same partition",
+        "placement.allocation",
+        edits(("placement.slurm.cpus_per_task", 4)),
+    ),
+    Case(
+        "cpu-affinity",
+        "a binding to 8 CPUs instead of 16, OMP_NUM_THREADS unset: 8 threads instead of 16",
+        "env.threads",
+        affinity("0-7", 8),
+        a=affinity("0-15", 16),
+    ),
+    Case(
+        "slurm-bookkeeping",
+        "another job id, node and requeue count",
+        "noise.placement",
+        edits(
+            ("placement.slurm.job_id", "5151"),
+            ("placement.slurm.node_name", "train-node-03"),
+            ("placement.slurm.restart_count", 2),
+        ),
     ),
 )

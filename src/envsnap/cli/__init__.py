@@ -41,6 +41,7 @@ COMMAND_MODULES: dict[str, str] = {
     "sign": "sign_cmd",
     "import": "import_cmd",
     "fleet": "fleet_cmd",
+    "cluster": "cluster_cmd",
     "trace": "trace_cmd",
     "ckpt": "ckpt_cmd",
     "run": "run_cmd",

@@ -337,7 +337,8 @@ def derived_hits(a: Doc, b: Doc) -> list[Hit]:
     """Every derived hit for the pair, and the risks both sides share."""
     from envsnap.diff.cpu_facts import CPU_DERIVED
     from envsnap.diff.gpu_facts import GPU_DERIVED
+    from envsnap.diff.placement import PLACEMENT_DERIVED
     from envsnap.diff.shared_risks import shared_risks
 
-    functions = (*DERIVED, *GPU_DERIVED, *CPU_DERIVED, shared_risks)
+    functions = (*DERIVED, *GPU_DERIVED, *CPU_DERIVED, *PLACEMENT_DERIVED, shared_risks)
     return [hit for function in functions for hit in function(a, b)]

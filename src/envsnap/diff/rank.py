@@ -37,6 +37,7 @@ from envsnap.diff.grouping import (
     title_of,
 )
 from envsnap.diff.ordering import Standing, basis_group
+from envsnap.diff.placement import fold_image_moves
 from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
@@ -415,6 +416,8 @@ def diff_documents(
     derived = derived_hits(doc_a, doc_b)
     hits = without_covered(hits_for(compute_changes(doc_a, doc_b), target), derived)
     hits = apply_gates([*hits, *derived, *advisory_hits(doc_a, doc_b)], doc_a, doc_b)
+    # After the gates: a folded version change keeps the severity its gate gave it.
+    hits = fold_image_moves(hits)
     return build_report(
         hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b, sides=sides
     )

@@ -39,6 +39,7 @@ from envsnap.manifest.sections import (
     Model,
     PackagesSection,
     ParallelSection,
+    PlacementSection,
     PrecisionSection,
     PythonSection,
     SeedsSection,
@@ -148,6 +149,10 @@ class Manifest(SealedDocument):
         default=None, description="Prompt and chat template digests."
     )
     seeds: SeedsSection | None = Field(default=None, description="Seeds and RNG state digests.")
+    placement: PlacementSection | None = Field(
+        default=None,
+        description="Where the job ran: container image, scheduler allocation, CPU affinity.",
+    )
     collectors: dict[str, CollectorRecord] = Field(
         description="One record per selected collector: status, reason, duration."
     )

@@ -16,6 +16,7 @@ DeclaredBy = Literal["argument", "process"]
 DeterminismLevel = Literal["off", "seeded", "deterministic"]
 EnvironmentKind = Literal["system", "venv", "uv", "conda", "virtualenv"]
 HashMode = Literal["full", "sample", "stat"]
+ImageDefaultSetBy = Literal["image", "changed", "unknown"]
 ItemKind = Literal["file", "directory", "dataset", "declared", "missing", "invalid"]
 LibrarySource = Literal["torch_lib", "wheel", "conda", "system"]
 PackageSource = Literal["index", "editable", "vcs", "url", "local"]
@@ -2246,6 +2247,334 @@ class SeedsSection(Section):
         self.pythonhashseed = pythonhashseed
 
 
+class ContainerRuntime(Record):
+    FIELDS = (
+        "runtime",
+        "engine",
+        "evidence",
+    )
+    __slots__ = FIELDS
+
+    runtime: str | None
+    engine: str | None
+    evidence: list[str]
+
+    def __init__(
+        self,
+        *,
+        runtime: str | None,
+        engine: str | None,
+        evidence: list[str],
+    ) -> None:
+        self.runtime = runtime
+        self.engine = engine
+        self.evidence = evidence
+
+
+class StatedFact(Record):
+    FIELDS = (
+        "value",
+        "source",
+    )
+    __slots__ = FIELDS
+
+    value: str
+    source: str
+
+    def __init__(
+        self,
+        *,
+        value: str,
+        source: str,
+    ) -> None:
+        self.value = value
+        self.source = source
+
+
+class ImageDefault(Record):
+    FIELDS = (
+        "value",
+        "image_value",
+        "set_by",
+        "source",
+    )
+    __slots__ = FIELDS
+
+    value: str | None
+    image_value: str | None
+    set_by: ImageDefaultSetBy
+    source: str
+
+    def __init__(
+        self,
+        *,
+        value: str | None,
+        image_value: str | None,
+        set_by: ImageDefaultSetBy,
+        source: str,
+    ) -> None:
+        self.value = value
+        self.image_value = image_value
+        self.set_by = set_by
+        self.source = source
+
+
+class ContainerImage(Record):
+    FIELDS = (
+        "product",
+        "release",
+        "tag",
+        "image_id",
+        "digest",
+        "name",
+        "path",
+        "build_id",
+        "requires_cuda",
+        "os",
+        "libraries",
+        "defaults",
+    )
+    __slots__ = FIELDS
+
+    product: StatedFact | None
+    release: StatedFact | None
+    tag: StatedFact | None
+    image_id: StatedFact | None
+    digest: StatedFact | None
+    name: StatedFact | None
+    path: StatedFact | None
+    build_id: StatedFact | None
+    requires_cuda: StatedFact | None
+    os: dict[str, str]
+    libraries: dict[str, StatedFact]
+    defaults: dict[str, ImageDefault]
+
+    def __init__(
+        self,
+        *,
+        product: StatedFact | None,
+        release: StatedFact | None,
+        tag: StatedFact | None,
+        image_id: StatedFact | None,
+        digest: StatedFact | None,
+        name: StatedFact | None,
+        path: StatedFact | None,
+        build_id: StatedFact | None,
+        requires_cuda: StatedFact | None,
+        os: dict[str, str] | None = None,
+        libraries: dict[str, StatedFact] | None = None,
+        defaults: dict[str, ImageDefault] | None = None,
+    ) -> None:
+        self.product = product
+        self.release = release
+        self.tag = tag
+        self.image_id = image_id
+        self.digest = digest
+        self.name = name
+        self.path = path
+        self.build_id = build_id
+        self.requires_cuda = requires_cuda
+        self.os = {} if os is None else os
+        self.libraries = {} if libraries is None else libraries
+        self.defaults = {} if defaults is None else defaults
+
+
+class SlurmAllocation(Record):
+    FIELDS = (
+        "job_id",
+        "step_id",
+        "array_job_id",
+        "array_task_id",
+        "cluster",
+        "partition",
+        "node_list",
+        "node_name",
+        "nodes",
+        "ntasks",
+        "tasks_per_node",
+        "cpus_per_task",
+        "cpus_on_node",
+        "cpu_bind",
+        "procid",
+        "localid",
+        "nodeid",
+        "gpus",
+        "memory",
+        "restart_count",
+    )
+    __slots__ = FIELDS
+
+    job_id: str | None
+    step_id: str | None
+    array_job_id: str | None
+    array_task_id: str | None
+    cluster: str | None
+    partition: str | None
+    node_list: str | None
+    node_name: str | None
+    nodes: int | None
+    ntasks: int | None
+    tasks_per_node: str | None
+    cpus_per_task: int | None
+    cpus_on_node: int | None
+    cpu_bind: str | None
+    procid: int | None
+    localid: int | None
+    nodeid: int | None
+    gpus: dict[str, str]
+    memory: dict[str, str]
+    restart_count: int | None
+
+    def __init__(
+        self,
+        *,
+        job_id: str | None,
+        step_id: str | None,
+        array_job_id: str | None,
+        array_task_id: str | None,
+        cluster: str | None,
+        partition: str | None,
+        node_list: str | None,
+        node_name: str | None,
+        nodes: int | None,
+        ntasks: int | None,
+        tasks_per_node: str | None,
+        cpus_per_task: int | None,
+        cpus_on_node: int | None,
+        cpu_bind: str | None,
+        procid: int | None,
+        localid: int | None,
+        nodeid: int | None,
+        gpus: dict[str, str] | None = None,
+        memory: dict[str, str] | None = None,
+        restart_count: int | None,
+    ) -> None:
+        self.job_id = job_id
+        self.step_id = step_id
+        self.array_job_id = array_job_id
+        self.array_task_id = array_task_id
+        self.cluster = cluster
+        self.partition = partition
+        self.node_list = node_list
+        self.node_name = node_name
+        self.nodes = nodes
+        self.ntasks = ntasks
+        self.tasks_per_node = tasks_per_node
+        self.cpus_per_task = cpus_per_task
+        self.cpus_on_node = cpus_on_node
+        self.cpu_bind = cpu_bind
+        self.procid = procid
+        self.localid = localid
+        self.nodeid = nodeid
+        self.gpus = {} if gpus is None else gpus
+        self.memory = {} if memory is None else memory
+        self.restart_count = restart_count
+
+
+class KubernetesPod(Record):
+    FIELDS = (
+        "pod",
+        "namespace",
+        "node",
+        "container",
+        "resources",
+    )
+    __slots__ = FIELDS
+
+    pod: StatedFact | None
+    namespace: StatedFact | None
+    node: StatedFact | None
+    container: StatedFact | None
+    resources: dict[str, StatedFact]
+
+    def __init__(
+        self,
+        *,
+        pod: StatedFact | None,
+        namespace: StatedFact | None,
+        node: StatedFact | None,
+        container: StatedFact | None,
+        resources: dict[str, StatedFact] | None = None,
+    ) -> None:
+        self.pod = pod
+        self.namespace = namespace
+        self.node = node
+        self.container = container
+        self.resources = {} if resources is None else resources
+
+
+class CpuAffinity(Record):
+    FIELDS = (
+        "cpus",
+        "count",
+        "numa_nodes",
+        "numa_cpus",
+        "default_threads",
+        "default_threads_source",
+    )
+    __slots__ = FIELDS
+
+    cpus: str | None
+    count: int | None
+    numa_nodes: list[int]
+    numa_cpus: dict[str, str]
+    default_threads: int | None
+    default_threads_source: str | None
+
+    def __init__(
+        self,
+        *,
+        cpus: str | None,
+        count: int | None,
+        numa_nodes: list[int] | None = None,
+        numa_cpus: dict[str, str] | None = None,
+        default_threads: int | None,
+        default_threads_source: str | None,
+    ) -> None:
+        self.cpus = cpus
+        self.count = count
+        self.numa_nodes = [] if numa_nodes is None else numa_nodes
+        self.numa_cpus = {} if numa_cpus is None else numa_cpus
+        self.default_threads = default_threads
+        self.default_threads_source = default_threads_source
+
+
+class PlacementSection(Section):
+    FIELDS = (
+        "unknown",
+        "container",
+        "image",
+        "slurm",
+        "kubernetes",
+        "cpu",
+    )
+    __slots__ = FIELDS
+
+    unknown: dict[str, str]
+    container: ContainerRuntime
+    image: ContainerImage
+    slurm: SlurmAllocation | None
+    kubernetes: KubernetesPod | None
+    cpu: CpuAffinity
+
+    def __init__(
+        self,
+        *,
+        unknown: dict[str, str] | None = None,
+        container: ContainerRuntime,
+        image: ContainerImage,
+        slurm: SlurmAllocation | None = None,
+        kubernetes: KubernetesPod | None = None,
+        cpu: CpuAffinity,
+    ) -> None:
+        self.unknown = {} if unknown is None else unknown
+        self.container = container
+        self.image = image
+        self.slurm = slurm
+        self.kubernetes = kubernetes
+        self.cpu = cpu
+
+
 class CollectorRecord(Record):
     FIELDS = (
         "status",
@@ -2323,6 +2652,7 @@ class Manifest(Record):
         "tokenizer",
         "templates",
         "seeds",
+        "placement",
         "collectors",
         "imported_from",
         "extra",
@@ -2348,6 +2678,7 @@ class Manifest(Record):
     tokenizer: TokenizerSection | None
     templates: TemplatesSection | None
     seeds: SeedsSection | None
+    placement: PlacementSection | None
     collectors: dict[str, CollectorRecord]
     imported_from: ImportedFrom | None
     extra: dict[str, JsonValue]
@@ -2374,6 +2705,7 @@ class Manifest(Record):
         tokenizer: TokenizerSection | None = None,
         templates: TemplatesSection | None = None,
         seeds: SeedsSection | None = None,
+        placement: PlacementSection | None = None,
         collectors: dict[str, CollectorRecord],
         imported_from: ImportedFrom | None = None,
         extra: dict[str, JsonValue] | None = None,
@@ -2397,6 +2729,7 @@ class Manifest(Record):
         self.tokenizer = tokenizer
         self.templates = templates
         self.seeds = seeds
+        self.placement = placement
         self.collectors = collectors
         self.imported_from = imported_from
         self.extra = {} if extra is None else extra
@@ -2418,6 +2751,7 @@ SECTION_RECORDS: dict[str, type[Section]] = {
     "tokenizer": TokenizerSection,
     "templates": TemplatesSection,
     "seeds": SeedsSection,
+    "placement": PlacementSection,
 }
 # Free-form maps (see envsnap.manifest.freeform), redacted by key name as well.
 FREE_FORM_PATHS: tuple[tuple[str, ...], ...] = (
@@ -2439,7 +2773,10 @@ __all__ = [
     "CompileSettings",
     "CondaPackage",
     "Container",
+    "ContainerImage",
+    "ContainerRuntime",
     "Cpu",
+    "CpuAffinity",
     "CpuKernels",
     "CudaStackSection",
     "CudnnFlags",
@@ -2462,9 +2799,12 @@ __all__ = [
     "GpuLink",
     "GpuSection",
     "HashMode",
+    "ImageDefault",
+    "ImageDefaultSetBy",
     "ImportedFrom",
     "ItemKind",
     "JsonValue",
+    "KubernetesPod",
     "Library",
     "LibraryCopy",
     "LibrarySource",
@@ -2477,6 +2817,7 @@ __all__ = [
     "PackageSource",
     "PackagesSection",
     "ParallelSection",
+    "PlacementSection",
     "PrecisionSection",
     "PythonSection",
     "Record",
@@ -2488,6 +2829,8 @@ __all__ = [
     "SdpaFlags",
     "Section",
     "SeedsSection",
+    "SlurmAllocation",
+    "StatedFact",
     "Submodule",
     "SystemSection",
     "TemplateEntry",

@@ -23,6 +23,7 @@ _MODULES: dict[str, str] = {
     "tokenizer": "tokenizer",
     "templates": "templates",
     "seeds": "seeds",
+    "placement": "placement",
 }
 
 

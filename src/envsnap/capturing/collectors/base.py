@@ -83,6 +83,10 @@ class CaptureContext:
     # sees never depends on whether another collector's `import torch` has finished. None in
     # contexts built directly (tests): then the process's torch, if imported, is the job's.
     torch: TorchHandle | None = None
+    # The root of the filesystem the placement collector reads container and scheduler
+    # markers under (/.dockerenv, /proc/1/cgroup, /sys/devices/system/node...); tests plant
+    # a container's files in a folder of their own.
+    files_root: Path = field(default_factory=lambda: Path("/"))
 
     @classmethod
     def from_process(cls, **kwargs: Any) -> CaptureContext:

@@ -16,6 +16,7 @@ from envsnap.diff.catalog import (
     fallback,
     hardware,
     noise,
+    placement,
     precision,
     randomness,
     semantics,
@@ -34,6 +35,7 @@ CATALOG: tuple[Rule, ...] = (
     + stack.RULES
     + randomness.RULES
     + environment.RULES
+    + placement.RULES
     + noise.RULES
     + shared.RULES
     + derived.ADVISORY_RULES

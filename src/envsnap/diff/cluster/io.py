@@ -29,14 +29,43 @@ def load_cluster(path: str | os.PathLike[str]) -> ClusterManifest:
     return cluster_from_document(document, str(path))
 
 
-def _rank_of(document: dict[str, Any]) -> int | None:
-    for value in (
-        (document.get("parallel") or {}).get("rank"),
-        ((document.get("env") or {}).get("variables") or {}).get("RANK"),
-    ):
+def _slurm(document: dict[str, Any]) -> dict[str, Any]:
+    """The SLURM allocation a capture recorded (empty outside SLURM)."""
+    return ((document.get("placement") or {}).get("slurm")) or {}
+
+
+def _count(*values: Any) -> int | None:
+    for value in values:
         if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
             return int(value)
     return None
+
+
+def _rank_of(document: dict[str, Any]) -> int | None:
+    """The capture's global rank: torch.distributed or torchrun's, else SLURM's task id (an
+    `srun envsnap capture` on every node has no process group)."""
+    variables = (document.get("env") or {}).get("variables") or {}
+    return _count(
+        (document.get("parallel") or {}).get("rank"),
+        variables.get("RANK"),
+        _slurm(document).get("procid"),
+        variables.get("SLURM_PROCID"),
+    )
+
+
+def _world_size(documents: Sequence[dict[str, Any]]) -> int | None:
+    """The job's task count as the captures state it, so a task that wrote nothing is
+    recorded as failed rather than missed."""
+    sizes = [
+        _count((doc.get("parallel") or {}).get("world_size"), _slurm(doc).get("ntasks"))
+        for doc in documents
+    ]
+    return max((size for size in sizes if size is not None), default=None)
+
+
+def _host_of(document: dict[str, Any]) -> str | None:
+    host = (document.get("system") or {}).get("hostname") or _slurm(document).get("node_name")
+    return host if isinstance(host, str) else None
 
 
 def assemble_files(
@@ -44,8 +73,10 @@ def assemble_files(
 ) -> ClusterManifest:
     """Build a cluster manifest from one manifest file per rank.
 
-    A file's rank is read from its parallel section or its RANK variable; without either,
-    files are numbered in the order given.
+    A file's rank is read from its parallel section, its RANK variable or its SLURM task id
+    (SLURM_PROCID, as `srun envsnap capture` on N nodes writes them); without any, files are
+    numbered in the order given. Ranks below the recorded task count that no file holds are
+    recorded as failed.
     """
     documents = []
     for path in paths:
@@ -53,13 +84,16 @@ def assemble_files(
         manifest_from_document(document, str(path))
         documents.append(document)
     ranks = [_rank_of(document) for document in documents]
+    world_size = _world_size(documents)
     if None in ranks or len(set(ranks)) != len(ranks):
-        ranks = list(range(len(documents)))
+        ranks, world_size = list(range(len(documents))), None
     captures = [
-        RankCapture(rank or 0, ((doc.get("system") or {}).get("hostname")), doc)
+        RankCapture(rank or 0, _host_of(doc), doc)
         for rank, doc in zip(ranks, documents, strict=True)
     ]
-    return build_cluster(captures, gather=GatherInfo(source="files"), target=target)
+    return build_cluster(
+        captures, world_size=world_size, gather=GatherInfo(source="files"), target=target
+    )
 
 
 @dataclass(frozen=True)

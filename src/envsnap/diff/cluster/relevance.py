@@ -36,6 +36,10 @@ RANK_FIELDS: frozenset[Path] = frozenset(
         ("parallel", "local_rank"),
         ("parallel", "dataloader", "sampler", "rank"),
         ("seeds", "rank"),
+        # Tasks of one node are bound to different CPUs; how many and on how many NUMA nodes
+        # (placement.cpu.count, numa_nodes) is still compared.
+        ("placement", "cpu", "cpus"),
+        ("placement", "cpu", "numa_cpus"),
     }
 )
 # Seed fields that a per-rank derivation makes differ on purpose.

@@ -8,6 +8,7 @@ from envsnap.manifest.sections.env import EnvSection
 from envsnap.manifest.sections.gpu import GpuSection
 from envsnap.manifest.sections.packages import PackagesSection
 from envsnap.manifest.sections.parallel import ParallelSection
+from envsnap.manifest.sections.placement import PlacementSection
 from envsnap.manifest.sections.precision import PrecisionSection
 from envsnap.manifest.sections.python import PythonSection
 from envsnap.manifest.sections.seeds import SeedsSection
@@ -32,6 +33,7 @@ SECTION_MODELS: dict[str, type[Section]] = {
     "tokenizer": TokenizerSection,
     "templates": TemplatesSection,
     "seeds": SeedsSection,
+    "placement": PlacementSection,
 }
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "Model",
     "PackagesSection",
     "ParallelSection",
+    "PlacementSection",
     "PrecisionSection",
     "PythonSection",
     "Section",

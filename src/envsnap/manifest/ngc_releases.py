@@ -1,0 +1,137 @@
+"""What each NGC PyTorch container release ships, where a public source states it.
+
+The differ reads this when a record names an image's release (NVIDIA_PYTORCH_VERSION) but not
+the library versions the image ships: what it takes from here is marked inferred, with the
+row's source. A field no source states is None, and a release no source covers has no row;
+nothing here is interpolated from neighbouring releases.
+
+Sources:
+- NVIDIA "PyTorch Release Notes", one page per release ("Contents of the PyTorch container",
+  "Driver Requirements", "Key Features"): https://docs.nvidia.com/deeplearning/frameworks/
+  pytorch-release-notes/ (rel_19-03.html, rel_19-06.html, rel_19-10.html, rel_20-12.html,
+  rel-25-12.html).
+- NVIDIA Triton Inference Server "Release Compatibility Matrix": the torch version of each
+  trtllm-python-py3 container carries the NGC PyTorch release it was taken from as its
+  `.nvYY.MM` suffix (2.5.0a0+e000cf0ad9.nv24.10 is NGC PyTorch 24.10's build):
+  https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/introduction/compatibility.html
+  and its 25.30 and 25.40 archives. Those rows state the torch build only.
+- The 24.03 image's build history (NVIDIA_PYTORCH_VERSION=24.03 with
+  PYTORCH_BUILD_VERSION=2.3.0a0+40ec155e58) as quoted in a public issue; it agrees with the
+  Triton matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+_NOTES = "https://docs.nvidia.com/deeplearning/frameworks/pytorch-release-notes"
+_TRITON = (
+    "https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/"
+    "introduction/compatibility.html"
+)
+_TRITON_2530 = (
+    "https://docs.nvidia.com/deeplearning/triton-inference-server/archives/"
+    "triton-inference-server-2530/user-guide/docs/introduction/compatibility.html"
+)
+_TRITON_2540 = (
+    "https://docs.nvidia.com/deeplearning/triton-inference-server/archives/"
+    "triton-inference-server-2540/user-guide/docs/introduction/compatibility.html"
+)
+
+
+@dataclass(frozen=True)
+class NgcRelease:
+    """One NGC PyTorch release; None: no source states that field."""
+
+    release: str
+    source: str
+    torch: str | None = None
+    cuda: str | None = None
+    cudnn: str | None = None
+    cublas: str | None = None
+    nccl: str | None = None
+    tensorrt: str | None = None
+    ubuntu: str | None = None
+    python: str | None = None
+
+    def libraries(self) -> dict[str, str]:
+        """Field -> value for every stated library (not the release, source or OS)."""
+        skipped = {"release", "source"}
+        return {
+            f.name: value
+            for f in fields(self)
+            if f.name not in skipped and (value := getattr(self, f.name)) is not None
+        }
+
+
+NGC_PYTORCH_RELEASES: tuple[NgcRelease, ...] = (
+    NgcRelease(
+        "19.03",
+        f"{_NOTES}/rel_19-03.html",
+        cuda="10.1.105",
+        cublas="10.1.105",
+        cudnn="7.5.0",
+        nccl="2.4.3",
+        tensorrt="5.1.2",
+        ubuntu="16.04",
+        python="3.6",
+    ),
+    NgcRelease(
+        "19.06",
+        f"{_NOTES}/rel_19-06.html",
+        cuda="10.1.168",
+        cublas="10.2.0.168",
+        cudnn="7.6.0",
+        nccl="2.4.7",
+        tensorrt="5.1.5",
+        ubuntu="16.04",
+        python="3.6",
+    ),
+    NgcRelease(
+        "19.10",
+        f"{_NOTES}/rel_19-10.html",
+        cuda="10.1.243",
+        cublas="10.2.1.243",
+        cudnn="7.6.4",
+        nccl="2.4.8",
+        tensorrt="6.0.1",
+        ubuntu="18.04",
+        python="3.6",
+    ),
+    NgcRelease(
+        "20.12",
+        f"{_NOTES}/rel_20-12.html",
+        cuda="11.1.1",
+        cublas="11.3.0",
+        cudnn="8.0.5",
+        nccl="2.8.3",
+        ubuntu="20.04",
+        python="3.8",
+    ),
+    NgcRelease("24.03", _TRITON_2530, torch="2.3.0a0+40ec155e58"),
+    NgcRelease("24.05", _TRITON_2530, torch="2.4.0a0+07cecf4168"),
+    NgcRelease("24.07", _TRITON_2530, torch="2.4.0a0+3bcc3cddb5"),
+    NgcRelease("24.10", _TRITON_2530, torch="2.5.0a0+e000cf0ad9"),
+    NgcRelease("24.11", _TRITON_2540, torch="2.6.0a0+df5bbc09d1"),
+    NgcRelease("25.01", _TRITON_2540, torch="2.6.0a0+ecf3bae40a"),
+    NgcRelease("25.04", _TRITON, torch="2.7.0a0+79aa17489c"),
+    NgcRelease("25.05", _TRITON, torch="2.8.0a0+5228986c39"),
+    NgcRelease("25.06", _TRITON, torch="2.8.0a0+5228986c39"),
+    NgcRelease("25.10", _TRITON, torch="2.9.0a0+145a3a7bda"),
+    NgcRelease(
+        "25.12",
+        f"{_NOTES}/rel-25-12.html",
+        torch="2.10.0a0+b4e4ee81d3",
+        cuda="13.1.0",
+        python="3.12",
+    ),
+)
+
+_BY_RELEASE = {row.release: row for row in NGC_PYTORCH_RELEASES}
+
+
+def ngc_release(release: str | None) -> NgcRelease | None:
+    """The row of an NGC PyTorch release ('24.10', or a tag such as '24.10-py3'), or None."""
+    if not release:
+        return None
+    return _BY_RELEASE.get(release.strip().split("-", 1)[0])
