@@ -16,6 +16,14 @@ import pytest
 from tests.helpers import CliResult, git
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_size_from_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output width comes from COLUMNS when set: the shell's, or pytest-xdist's workers' (80).
+    A test that wants a width sets it; the others lay out at the no-terminal default."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Callable[..., Path]:
     """Create a real git repository with one commit (or none) under tmp_path."""
