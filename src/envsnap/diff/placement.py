@@ -85,7 +85,7 @@ def _library(doc: Doc, name: str) -> tuple[Any, str | None]:
     value = row.libraries().get(name) if row else None
     if value is None or row is None:
         return None, None
-    return value, f"NGC PyTorch {row.release} as NVIDIA documents it ({row.source})"
+    return value, f"NGC PyTorch {row.release} as its source states it ({row.source})"
 
 
 def _moves(a: Doc, b: Doc) -> list[tuple[str, Any, Any, str | None]]:

@@ -18,6 +18,20 @@ Sources:
 - The 24.03 image's build history (NVIDIA_PYTORCH_VERSION=24.03 with
   PYTORCH_BUILD_VERSION=2.3.0a0+40ec155e58) as quoted in a public issue; it agrees with the
   Triton matrix.
+- Where no NVIDIA page states a release's libraries, a public file that prints the image's own
+  environment: for 23.10, a vLLM environment report run in nvcr.io/nvidia/pytorch:23.10-py3
+  (NVIDIA_PYTORCH_VERSION=23.10, CUDA_VERSION, CUBLAS_VERSION, CUDNN_VERSION, NCCL_VERSION,
+  PYTORCH_BUILD_VERSION, OS and Python):
+  https://github.com/dstackai/benchmarks/blob/6627373196d4128f7e042da16e0efb40e0e27919/nvidia/8xh100/README.md
+  For 25.11, an environment check run in an image built FROM nvcr.io/nvidia/pytorch:25.11-py3
+  that keeps CUDA, TensorRT and PyTorch from it (its Dockerfile:
+  https://github.com/Parker-Lyu/Learn-TensorRT/blob/002b7e718dc6c52903002ebc6143ef8e01db1a62/docker/Dockerfile.dev
+  ), printing NVIDIA_PYTORCH_VERSION=25.11, CUDA_VERSION, torch.__version__, TensorRT, the
+  os-release and Python:
+  https://github.com/Parker-Lyu/Learn-TensorRT/blob/af98d328b1bc7795ef263b6d4577fbc962213b76/reports/10a_end_to_end_validation.md
+  Such rows keep the image's own spelling of each version (CUDA_VERSION=12.2.2.009), which is
+  what a record captured inside the image states; the torch build drops the `.nvYY.MM` suffix
+  as the Triton-sourced rows do.
 """
 
 from __future__ import annotations
@@ -36,6 +50,14 @@ _TRITON_2530 = (
 _TRITON_2540 = (
     "https://docs.nvidia.com/deeplearning/triton-inference-server/archives/"
     "triton-inference-server-2540/user-guide/docs/introduction/compatibility.html"
+)
+_DSTACK_2310 = (
+    "https://github.com/dstackai/benchmarks/blob/6627373196d4128f7e042da16e0efb40e0e27919/"
+    "nvidia/8xh100/README.md"
+)
+_LEARN_TRT_2511 = (
+    "https://github.com/Parker-Lyu/Learn-TensorRT/blob/af98d328b1bc7795ef263b6d4577fbc962213b76/"
+    "reports/10a_end_to_end_validation.md"
 )
 
 
@@ -108,6 +130,17 @@ NGC_PYTORCH_RELEASES: tuple[NgcRelease, ...] = (
         ubuntu="20.04",
         python="3.8",
     ),
+    NgcRelease(
+        "23.10",
+        _DSTACK_2310,
+        torch="2.1.0a0+32f93b1",
+        cuda="12.2.2.009",
+        cudnn="8.9.5.29",
+        cublas="12.2.5.6",
+        nccl="2.19.3",
+        ubuntu="22.04",
+        python="3.10",
+    ),
     NgcRelease("24.03", _TRITON_2530, torch="2.3.0a0+40ec155e58"),
     NgcRelease("24.05", _TRITON_2530, torch="2.4.0a0+07cecf4168"),
     NgcRelease("24.07", _TRITON_2530, torch="2.4.0a0+3bcc3cddb5"),
@@ -118,6 +151,15 @@ NGC_PYTORCH_RELEASES: tuple[NgcRelease, ...] = (
     NgcRelease("25.05", _TRITON, torch="2.8.0a0+5228986c39"),
     NgcRelease("25.06", _TRITON, torch="2.8.0a0+5228986c39"),
     NgcRelease("25.10", _TRITON, torch="2.9.0a0+145a3a7bda"),
+    NgcRelease(
+        "25.11",
+        _LEARN_TRT_2511,
+        torch="2.10.0a0+b558c986e8",
+        cuda="13.0.2.006",
+        tensorrt="10.14.1.48",
+        ubuntu="24.04",
+        python="3.12",
+    ),
     NgcRelease(
         "25.12",
         f"{_NOTES}/rel-25-12.html",

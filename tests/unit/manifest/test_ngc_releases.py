@@ -13,7 +13,10 @@ def test_every_row_is_a_release_with_a_source_and_a_stated_library() -> None:
     assert releases == sorted(releases)
     for row in NGC_PYTORCH_RELEASES:
         assert re.fullmatch(r"\d\d\.\d\d", row.release), row
-        assert row.source.startswith("https://docs.nvidia.com/"), row
+        # NVIDIA's pages, or a GitHub file pinned at a commit that prints the image's environment.
+        assert row.source.startswith("https://docs.nvidia.com/") or re.fullmatch(
+            r"https://github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/\S+", row.source
+        ), row
         assert row.libraries(), f"{row.release} states nothing"
 
 
