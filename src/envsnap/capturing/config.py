@@ -44,6 +44,10 @@ DEFAULT_ENV_PREFIXES: tuple[str, ...] = (
     "DNNL_",
     "ATEN_",
     "XLA_",
+    # Other frameworks' numerics knobs (determinism, autotuning, default precision): a job that
+    # imports MXNet or JAX beside torch computes under them too.
+    "MXNET_",
+    "JAX_",
     "HF_",
     "TRANSFORMERS_",
     "TOKENIZERS_",

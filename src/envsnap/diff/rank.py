@@ -323,7 +323,7 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             _own_title(group, first)
             or title_of(group, lead)
             or fingerprint_title(rule.title, first.path, first.a, first.b)
-            or f"{rule.title}: {_subject(first.path)}{_short(first.a)} → {_short(first.b)}"
+            or f"{rule.title}: {_subject(first.path, rule)}{_short(first.a)} → {_short(first.b)}"
         )
         proven = [
             Evidence(path=path, a=a, b=b, inferred=inferred) for path, a, b, inferred in proof
@@ -342,18 +342,22 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
 
 _DERIVED = "seeds.derived."
 # Collections whose keys name the thing a generic title is about: a package, a data item, a
-# template, a file.
+# template, a file, an environment variable.
 _SUBJECTS = re.compile(
-    r"(?:packages\.(?:installed|conda)|data\.items|templates\.templates|tokenizer\.files)"
-    r"\.(?P<key>[^.\[]+)"
+    r"(?:packages\.(?:installed|conda)|data\.items|templates\.templates|tokenizer\.files"
+    r"|env\.variables)\.(?P<key>[^.\[]+)"
 )
 
 
-def _subject(path: str) -> str:
+def _subject(path: str, rule: Rule) -> str:
     """What a generic title is about, with a trailing space: 'scipy ' for
-    packages.installed.scipy.version, 'train file_count ' for data.items.train.file_count."""
+    packages.installed.scipy.version, 'train file_count ' for data.items.train.file_count;
+    nothing when the rule's title names it already."""
     found = _SUBJECTS.match(path)
     if found is None:
+        # The catch-all names its field: "other difference: 1 -> 2" says nothing.
+        return f"{path} " if rule.id == "fallback" else ""
+    if re.search(rf"\b{re.escape(found['key'])}\b", rule.title):
         return ""
     leaf = path[found.end() :].lstrip(".")
     return f"{found['key']} " if leaf in ("", "version") else f"{found['key']} {leaf} "

@@ -22,3 +22,27 @@ def test_a_data_item_title_names_the_item_and_the_field() -> None:
     b["data"]["items"]["train"]["file_count"] = 99
     titles = _titles(a, b)
     assert titles["data.items.train.file_count"] == "training data changed: train file_count 2 → 99"
+
+
+def test_a_catch_all_title_names_its_field() -> None:
+    a, b = full_pair()
+    b["env"]["variables"]["SOME_UNLISTED_KNOB"] = "1"
+    b["system"]["some_new_fact"] = "x"
+    titles = _titles(a, b)
+    assert titles["env.variables.SOME_UNLISTED_KNOB"] == (
+        "other difference: SOME_UNLISTED_KNOB (absent) → 1"
+    )
+    assert titles["system.some_new_fact"] == "other difference: system.some_new_fact (absent) → x"
+
+
+def test_another_frameworks_numerics_variable_outranks_the_catch_all() -> None:
+    a, b = full_pair()
+    for name in ("SOME_UNLISTED_KNOB", "MXNET_ENFORCE_DETERMINISM", "JAX_ENABLE_X64"):
+        b["env"]["variables"][name] = "1"
+    b["env"]["variables"]["JAX_COMPILATION_CACHE_DIR"] = "/tmp/jax"
+    findings = diff_documents(a, b).findings
+    rules = {f.path.rsplit(".", 1)[1]: (f.rule, f.rank) for f in findings}
+    assert rules["MXNET_ENFORCE_DETERMINISM"][0] == "env.framework-numerics"
+    assert rules["JAX_ENABLE_X64"][0] == "env.framework-numerics"
+    assert rules["JAX_COMPILATION_CACHE_DIR"][0] == "noise.env"
+    assert rules["JAX_ENABLE_X64"][1] < rules["SOME_UNLISTED_KNOB"][1]

@@ -24,6 +24,34 @@ RULES: tuple[Rule, ...] = (
         refs=(f"{NUM} H1", "pytorch/pytorch#2201", "pytorch/pytorch#88718"),
     ),
     Rule(
+        id="env.framework-numerics",
+        # TensorFlow's names are captured by name (config.DEFAULT_ENV_NAMES); MXNet's and JAX's
+        # by prefix. Locations and log levels among them are noise.env.
+        match=(
+            f"{ENV}.TF_{{DETERMINISTIC_OPS,CUDNN_DETERMINISTIC,CUDNN_USE_AUTOTUNE}}",
+            f"{ENV}.TF_{{ENABLE_ONEDNN_OPTS,XLA_FLAGS,NUM_INTRAOP_THREADS,NUM_INTEROP_THREADS}}",
+            f"{ENV}.TF_ENABLE_AUTO_MIXED_PRECISION*",
+            f"{ENV}.XLA_FLAGS",
+            f"{ENV}.MXNET_*",
+            f"{ENV}.JAX_{{ENABLE_X64,DEFAULT_MATMUL_PRECISION,DEFAULT_DTYPE_BITS}}",
+            f"{ENV}.JAX_{{THREEFRY_PARTITIONABLE,DEFAULT_PRNG_IMPL}}",
+        ),
+        category="environment",
+        severity=("high", "medium", "low"),
+        title="another framework's numerics setting changed",
+        why="TensorFlow, XLA, MXNet and JAX read these at start-up: deterministic kernels, "
+        "cuDNN autotuning, oneDNN rewrites, 64-bit or reduced-precision matmuls, the PRNG "
+        "layout. Any part of the job computed by that framework follows them.",
+        fix="Pin them in the launcher next to torch's own settings, or unset them on both sides.",
+        refs=(
+            "https://github.com/tensorflow/tensorflow/releases/tag/v2.8.0",
+            "https://mxnet.apache.org/api/faq/env_var",
+            "https://docs.jax.dev/en/latest/default_dtypes.html",
+            "https://docs.jax.dev/en/latest/_autosummary/jax.default_matmul_precision.html",
+        ),
+        per="component",
+    ),
+    Rule(
         id="env.os",
         match=("system.{os,os_release,kernel,libc}",),
         category="environment",

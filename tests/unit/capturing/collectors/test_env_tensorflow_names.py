@@ -27,3 +27,16 @@ def test_terraform_variables_are_not_recorded_tensorflow_knobs_are() -> None:
     section = collect(capture_context(Path.cwd(), env={**TERRAFORM, **TENSORFLOW}))
     assert set(section.variables) == set(TENSORFLOW)
     assert "TF_" not in section.prefixes
+
+
+def test_mxnet_and_jax_numerics_variables_are_recorded_by_prefix() -> None:
+    planted = {
+        "MXNET_ENFORCE_DETERMINISM": "1",
+        "MXNET_CUDNN_AUTOTUNE_DEFAULT": "0",
+        "JAX_ENABLE_X64": "1",
+        "JAX_DEFAULT_MATMUL_PRECISION": "highest",
+        "JAXLIB_UNRELATED": "1",
+    }
+    section = collect(capture_context(Path.cwd(), env=planted))
+    assert set(section.variables) == set(planted) - {"JAXLIB_UNRELATED"}
+    assert {"MXNET_", "JAX_"} <= set(section.prefixes)
