@@ -96,6 +96,17 @@ class MetadataDirectory:
         return metadata.PathDistribution(Path(self.path)).metadata
 
 
+# A package's private copies of its dependencies. setuptools puts its own `_vendor` directory
+# on sys.path when imported (torch.compile's inductor imports it), and its dist-info entries
+# are then found like installed packages: packaging, wheel and jaraco.* at setuptools' pins.
+_VENDOR_DIRS = frozenset({"_vendor", "_vendored"})
+
+
+def _vendored(entry: str) -> bool:
+    """True for a sys.path entry inside a package's vendored-dependencies directory."""
+    return not _VENDOR_DIRS.isdisjoint(Path(entry).parts)
+
+
 def distributions(paths: Sequence[str] | None = None) -> Iterator[Distribution]:
     """The installed distributions on `paths` (default sys.path), in importlib.metadata's order:
     path by path, and within a directory its *.dist-info and *.egg-info entries grouped by
@@ -103,6 +114,8 @@ def distributions(paths: Sequence[str] | None = None) -> Iterator[Distribution]:
     importlib.metadata itself."""
     for entry in sys.path if paths is None else paths:
         root = entry or "."
+        if _vendored(root):
+            continue
         try:
             children = os.listdir(root)
         except NotADirectoryError:

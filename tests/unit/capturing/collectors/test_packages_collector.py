@@ -276,6 +276,35 @@ def test_shadowed_distribution_is_recorded(tmp_path: Path) -> None:
     assert "0.0.1" in found["pytest"].shadowed
 
 
+def test_a_packages_vendored_copies_on_sys_path_are_not_installed_packages(
+    tmp_path: Path,
+) -> None:
+    """setuptools appends its `_vendor` directory to sys.path when imported (torch.compile
+    imports it); what lies there are setuptools' private copies, not installed packages."""
+    from envsnap.capturing.collectors.packages import installed_packages
+    from envsnap.capturing.redact import Redactor
+
+    vendor = tmp_path / "site" / "setuptools" / "_vendor"
+    for name in ("jaraco.text-3.12.1", "backports.tarfile-1.2.0"):
+        info = vendor / f"{name}.dist-info"
+        info.mkdir(parents=True)
+        project, version = name.rsplit("-", 1)
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n"
+        )
+    real = tmp_path / "site" / "envsnap_planted-1.0.dist-info"
+    real.mkdir()
+    (real / "METADATA").write_text("Metadata-Version: 2.1\nName: envsnap-planted\nVersion: 1.0\n")
+    sys.path.extend([str(tmp_path / "site"), str(vendor)])
+    try:
+        found = installed_packages(Redactor())
+    finally:
+        sys.path.remove(str(tmp_path / "site"))
+        sys.path.remove(str(vendor))
+    assert found["envsnap-planted"].version == "1.0"
+    assert "jaraco-text" not in found and "backports-tarfile" not in found
+
+
 @pytest.mark.slow
 def test_collector_does_not_import_the_packages_it_lists(tmp_path: Path) -> None:
     script = (
