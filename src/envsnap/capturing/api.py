@@ -44,6 +44,8 @@ def capture(
 ) -> Manifest:
     """Capture this process and the job's objects; write atomically to `path` when given.
 
+    `dataloader`: a DataLoader, or a dict of name -> DataLoader (the one named "train", else
+    the first, is the training loader; the others, e.g. "eval", are recorded by name).
     `data`: a path, a list of paths, a dict of name -> path / datasets.Dataset /
     {"path", "mode", "versions"}, or a dataset. `tokenizer`: a directory or a tokenizer
     object. `templates`: a list of paths, or a dict of name -> Path (file) or str (text).

@@ -345,7 +345,7 @@ _DERIVED = "seeds.derived."
 # template, a file, an environment variable.
 _SUBJECTS = re.compile(
     r"(?:packages\.(?:installed|conda)|data\.items|templates\.templates|tokenizer\.files"
-    r"|env\.variables)\.(?P<key>[^.\[]+)"
+    r"|env\.variables|parallel\.dataloaders)\.(?P<key>[^.\[]+)"
 )
 
 

@@ -1683,6 +1683,7 @@ class ParallelSection(Section):
         "global_batch_formula",
         "global_batch_consistent",
         "dataloader",
+        "dataloaders",
         "model_wrappers",
         "sources",
     )
@@ -1718,6 +1719,7 @@ class ParallelSection(Section):
     global_batch_formula: str | None
     global_batch_consistent: bool | None
     dataloader: DataLoaderInfo | None
+    dataloaders: dict[str, DataLoaderInfo]
     model_wrappers: list[str]
     sources: dict[str, str]
 
@@ -1754,6 +1756,7 @@ class ParallelSection(Section):
         global_batch_formula: str | None = None,
         global_batch_consistent: bool | None = None,
         dataloader: DataLoaderInfo | None = None,
+        dataloaders: dict[str, DataLoaderInfo] | None = None,
         model_wrappers: list[str] | None = None,
         sources: dict[str, str] | None = None,
     ) -> None:
@@ -1787,6 +1790,7 @@ class ParallelSection(Section):
         self.global_batch_formula = global_batch_formula
         self.global_batch_consistent = global_batch_consistent
         self.dataloader = dataloader
+        self.dataloaders = {} if dataloaders is None else dataloaders
         self.model_wrappers = [] if model_wrappers is None else model_wrappers
         self.sources = {} if sources is None else sources
 

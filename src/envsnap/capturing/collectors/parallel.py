@@ -265,6 +265,39 @@ def derive_global_batch(section: ParallelSection) -> None:
         section.global_batch_consistent = section.global_batch == section.global_batch_declared
 
 
+# Named loaders kept per capture: a job hands a few (train, eval, test), not hundreds.
+MAX_NAMED_LOADERS = 32
+_NAME_CHARS = 64
+
+
+def _failure(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _named_loaders(section: ParallelSection, loaders: Mapping[Any, Any]) -> None:
+    """dataloader={"train": ..., "eval": ...}: the one named 'train' (else the first) is the
+    training loader the batch fields derive from; the others are recorded by name."""
+    named = {str(key)[:_NAME_CHARS]: loader for key, loader in loaders.items()}
+    training = "train" if "train" in named else next(iter(named), None)
+    for index, (name, loader) in enumerate(named.items()):
+        if index >= MAX_NAMED_LOADERS:
+            section.unknown["dataloaders"] = (
+                f"{len(named)} loaders given; the first {MAX_NAMED_LOADERS} are recorded"
+            )
+            break
+        try:
+            info = dataloader_info(loader)
+        except Exception as exc:  # a wrong object costs only its own entry
+            section.unknown["dataloader" if name == training else f"dataloaders.{name}"] = _failure(
+                exc
+            )
+            continue
+        if name == training:
+            section.dataloader = info
+        else:
+            section.dataloaders[name] = info
+
+
 def collect(context: CaptureContext) -> ParallelSection:
     declared, sources, problems = declared_values(context, "parallel")
     section = ParallelSection(**declared, sources=sources)
@@ -273,11 +306,13 @@ def collect(context: CaptureContext) -> ParallelSection:
     model, loader = context.inputs.get("model"), context.inputs.get("dataloader")
     if model is not None:
         _wrapper(section, model)
-    if loader is not None:
+    if isinstance(loader, Mapping):
+        _named_loaders(section, loader)
+    elif loader is not None:
         try:
             section.dataloader = dataloader_info(loader)
         except Exception as exc:  # a wrong object costs only the dataloader fields
-            section.unknown["dataloader"] = f"{type(exc).__name__}: {exc}"[:300]
+            section.unknown["dataloader"] = _failure(exc)
     if section.dataloader is not None:
         _set(section, "micro_batch_size", _micro_batch(section.dataloader), "dataloader")
         _set(section, "drop_last", section.dataloader.drop_last, "dataloader")

@@ -76,6 +76,8 @@ RULES: tuple[Rule, ...] = (
             "parallel.sources.*",
             "parallel.dataloader.{pin_memory,prefetch_factor,timeout}",
             "parallel.dataloader.sampler.rank",
+            "parallel.dataloaders.*.{pin_memory,prefetch_factor,timeout}",
+            "parallel.dataloaders.*.sampler.rank",
             f"{ENV}.{{RANK,LOCAL_RANK,GROUP_RANK,ROLE_RANK,NODE_RANK,MASTER_ADDR,MASTER_PORT}}",
             f"{ENV}.{{TORCHELASTIC_RUN_ID,SLURM_JOB_ID,SLURM_PROCID}}",
         ),

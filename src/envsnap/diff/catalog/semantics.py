@@ -131,4 +131,20 @@ RULES: tuple[Rule, ...] = (
         fix="Seed the sampler and a DataLoader generator, call set_epoch, keep num_workers fixed.",
         refs=(f"{NUM} F4", f"{NUM} G3", "torch/utils/data/_utils/worker.py"),
     ),
+    Rule(
+        id="semantics.eval-loader",
+        # Claims the named non-training loaders before semantics.batch (whose `**` patterns
+        # reach them too): those batch fields change what is scored, not what is trained.
+        match=("parallel.dataloaders.*", "parallel.dataloaders.*.**"),
+        category="semantics",
+        severity=("high", "high", "medium"),
+        title="evaluation data loader changed",
+        why="drop_last leaves the last partial batch unscored, a DistributedSampler pads the "
+        "split with repeated samples, and another batch size changes padding and per-batch "
+        "averaging: the same model scores differently.",
+        fix="Evaluate with drop_last=False and no padding (or deduplicate padded samples), and "
+        "pin the evaluation loader's settings next to the training loader's.",
+        refs=(f"{NUM} F3", "torch/utils/data/distributed.py (DistributedSampler padding)"),
+        specificity=1,
+    ),
 )

@@ -123,7 +123,7 @@ class EnvsnapTrainerCallback(TrainerCallback):
             model=model,
             optimizer=kwargs.get("optimizer"),
             scheduler=kwargs.get("lr_scheduler"),
-            dataloader=kwargs.get("train_dataloader"),
+            dataloader=_loaders(kwargs),
             parallel=parallel,
             precision={k: v for k, v in precision.items() if v is not None},
             extra={
@@ -136,3 +136,16 @@ class EnvsnapTrainerCallback(TrainerCallback):
         )
         if path is not None:
             self.written.append(path)
+
+
+def _loaders(callback_kwargs: dict[str, Any]) -> Any:
+    """The Trainer's loaders by name (train, eval) for the capture, or the training one alone."""
+    named = {
+        name: loader
+        for name, loader in (
+            ("train", callback_kwargs.get("train_dataloader")),
+            ("eval", callback_kwargs.get("eval_dataloader")),
+        )
+        if loader is not None
+    }
+    return named if len(named) > 1 else named.get("train")

@@ -156,7 +156,17 @@ class ParallelSection(ParallelDeclared, Section):
         description="Whether the derived global batch equals global_batch_declared; null when "
         "either is missing.",
     )
-    dataloader: DataLoaderInfo | None = Field(default=None, description="The data loader.")
+    dataloader: DataLoaderInfo | None = Field(
+        default=None,
+        description="The training data loader: the one given, or of named loaders the one "
+        "named 'train' (else the first). Batch fields derive from it.",
+    )
+    dataloaders: dict[str, DataLoaderInfo] = Field(
+        default_factory=dict,
+        description="The other loaders given by name (dataloader={'train': ..., 'eval': ...}), "
+        "so an evaluation loader's drop_last or sampler is compared too; the training one is "
+        "`dataloader`, recorded once.",
+    )
     model_wrappers: list[str] = Field(
         default_factory=list,
         description="Classes wrapped around the model, outermost first: DistributedDataParallel, "

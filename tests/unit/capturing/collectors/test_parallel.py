@@ -160,3 +160,42 @@ def test_a_zero_accumulation_declaration_is_not_a_global_batch_of_zero(tmp_path:
     section = collect(context)
     assert section.global_batch is None
     assert "grad_accum_steps=0" in section.unknown["global_batch"]
+
+
+def _eval_loader(drop_last: bool) -> DataLoader[Any]:
+    return DataLoader(TensorDataset(torch.arange(50).float()), batch_size=16, drop_last=drop_last)
+
+
+def test_named_loaders_record_the_training_one_and_the_others_by_name(tmp_path: Path) -> None:
+    loaders = {"eval": _eval_loader(True), "train": _loader(), "bad": [1, 2]}
+    section = collect(_context(tmp_path, dataloader=loaders))
+    assert section.dataloader is not None and section.dataloader.batch_size == 8
+    assert section.micro_batch_size == 8 and section.drop_last is True  # from the train loader
+    assert set(section.dataloaders) == {"eval"}
+    assert (section.dataloaders["eval"].batch_size, section.dataloaders["eval"].drop_last) == (
+        16,
+        True,
+    )
+    assert "expected a torch.utils.data.DataLoader" in section.unknown["dataloaders.bad"]
+    first = collect(_context(tmp_path, dataloader={"eval": _eval_loader(False)}))
+    assert first.dataloader is not None and first.dataloader.batch_size == 16
+    assert first.dataloaders == {}
+
+
+def test_an_eval_loaders_drop_last_is_a_finding_that_names_the_loader(tmp_path: Path) -> None:
+    from envsnap import capture
+    from envsnap.diff import diff_documents
+
+    sides = [
+        capture(
+            dataloader={"train": _loader(), "eval": _eval_loader(drop_last)},
+            only=["parallel"],
+        ).to_document()
+        for drop_last in (False, True)
+    ]
+    findings = [f for f in diff_documents(*sides).findings if f.path.startswith("parallel.")]
+    assert [(f.rule, f.path) for f in findings] == [
+        ("semantics.eval-loader", "parallel.dataloaders.eval.drop_last")
+    ]
+    assert findings[0].title == "evaluation data loader changed: eval drop_last false → true"
+    assert findings[0].severity == "high"
