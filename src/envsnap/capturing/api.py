@@ -40,6 +40,7 @@ def capture(
     only: list[str] | None = None,
     skip: list[str] | None = None,
     budget_s: float | None = None,
+    probe: bool | None = None,
     **unknown: Any,
 ) -> Manifest:
     """Capture this process and the job's objects; write atomically to `path` when given.
@@ -50,7 +51,8 @@ def capture(
     {"path", "mode", "versions"}, or a dataset. `tokenizer`: a directory or a tokenizer
     object. `templates`: a list of paths, or a dict of name -> Path (file) or str (text).
     `parallel` / `precision`: declared fields (e.g. {"grad_accum_steps": 8,
-    "loss_normalization": "per_token_mean"}). Never raises: problems are recorded in the
+    "loss_normalization": "per_token_mean"}). `probe`: run the numerics probe (default: when
+    the job imported torch; False leaves it out). Never raises: problems are recorded in the
     manifest and logged on the "envsnap" logger; only a misspelt keyword raises (`TypeError`),
     since that is a bug in the calling script, not a problem of the capture.
     """
@@ -78,6 +80,8 @@ def capture(
         from envsnap.capturing.run import capture_process
 
         config, extra = _job_config(budget_s, extra)
+        if probe is not None:
+            config = config.with_overrides(probe=probe)
         manifest = capture_process(
             config=config,
             only=only,

@@ -112,6 +112,9 @@ class CaptureConfig:
     redact_patterns: tuple[str, ...] = ()
     budget_s: float = 10.0
     import_torch: bool = False
+    # The numerics probe: None runs it in a job that imported torch (the in-job API's default)
+    # and not from the CLI; True runs it wherever torch is loaded; False never.
+    probe: bool | None = None
     # Declared, job-level values ([tool.envsnap] tables other than the above), by section.
     declared: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str | None = None

@@ -102,38 +102,60 @@ def _run_one(
         outcome.duration_ms = round((time.perf_counter() - started) * 1000, 3)
 
 
+def _start(name: str, collector: Collector, context: CaptureContext) -> tuple[_Outcome, Any]:
+    outcome = _Outcome()
+    thread = threading.Thread(
+        target=_run_one,
+        args=(collector, context, outcome, SECTION_RECORDS.get(name)),
+        name=f"envsnap-{name}",
+        daemon=True,
+    )
+    thread.start()
+    return outcome, thread
+
+
+def _finish(
+    collector: Collector,
+    context: CaptureContext,
+    outcome: _Outcome,
+    thread: threading.Thread,
+    started_at: float,
+) -> _Outcome:
+    """Wait for a collector until its own limit or the capture's deadline."""
+    own_deadline = started_at + collector.timeout_s
+    thread.join(max(0.0, min(own_deadline, context.deadline) - time.monotonic()))
+    if not thread.is_alive():
+        return outcome
+    # Abandoned: a fresh outcome, so that a late finish changes nothing recorded.
+    limit = min(collector.timeout_s, context.deadline - started_at)
+    return _Outcome(
+        reason=f"timed out after {limit:.1f} s (abandoned)",
+        duration_ms=round((time.monotonic() - started_at) * 1000, 3),
+    )
+
+
 def _collect(
     names: Iterable[str], context: CaptureContext, registry: Mapping[str, Collector]
 ) -> dict[str, _Outcome]:
-    """Run collectors concurrently, each until its own limit or the capture's deadline."""
+    """Run collectors concurrently, each until its own limit or the capture's deadline; then
+    the exclusive ones, one at a time."""
     started_at = time.monotonic()
-    jobs: list[tuple[str, Collector, _Outcome, threading.Thread]] = []
-    for name in names:
-        collector = registry[name]
-        outcome = _Outcome()
-        thread = threading.Thread(
-            target=_run_one,
-            args=(collector, context, outcome, SECTION_RECORDS.get(name)),
-            name=f"envsnap-{name}",
-            daemon=True,
-        )
-        thread.start()
-        jobs.append((name, collector, outcome, thread))
-
-    outcomes: dict[str, _Outcome] = {}
-    for name, collector, outcome, thread in jobs:
-        own_deadline = started_at + collector.timeout_s
-        thread.join(max(0.0, min(own_deadline, context.deadline) - time.monotonic()))
-        if thread.is_alive():
-            # Abandoned: a fresh outcome, so that a late finish changes nothing recorded.
-            limit = min(collector.timeout_s, context.deadline - started_at)
-            outcomes[name] = _Outcome(
-                reason=f"timed out after {limit:.1f} s (abandoned)",
-                duration_ms=round((time.monotonic() - started_at) * 1000, 3),
-            )
-        else:
-            outcomes[name] = outcome
-    return outcomes
+    chosen = [(name, registry[name]) for name in names]
+    jobs = [
+        (name, collector, *_start(name, collector, context))
+        for name, collector in chosen
+        if not collector.exclusive
+    ]
+    outcomes = {
+        name: _finish(collector, context, outcome, thread, started_at)
+        for name, collector, outcome, thread in jobs
+    }
+    for name, collector in chosen:
+        if collector.exclusive:
+            alone_from = time.monotonic()
+            outcome, thread = _start(name, collector, context)
+            outcomes[name] = _finish(collector, context, outcome, thread, alone_from)
+    return {name: outcomes[name] for name, _ in chosen}
 
 
 def run_collectors(
@@ -162,7 +184,7 @@ def build_document(
         from envsnap.capturing.collectors.torch_runtime import resolve_torch
 
         # Before any collector starts: which torch they read must not depend on timing.
-        context.torch = resolve_torch(context, wanted="torch" in names)
+        context.torch = resolve_torch(context, wanted="torch" in names or "probe" in names)
     outcomes = _collect(names, context, COLLECTORS if registry is None else registry)
     records = {name: outcome.record() for name, outcome in outcomes.items()}
     redactor = context.redactor

@@ -36,6 +36,11 @@ if TYPE_CHECKING:
     "--torch", "import_torch", is_flag=True, help="Import torch to record its runtime flags."
 )
 @click.option(
+    "--probe",
+    is_flag=True,
+    help="Run the numerics probe (imports torch): digests of fixed ops on the CPU and GPU.",
+)
+@click.option(
     "--budget",
     type=click.FloatRange(min=0.1),
     metavar="SECONDS",
@@ -87,6 +92,7 @@ def capture(
     skip: list[str],
     strict: bool,
     import_torch: bool,
+    probe: bool,
     budget: float | None,
     config_path: Path | None,
     data_paths: tuple[str, ...],
@@ -104,7 +110,7 @@ def capture(
     from envsnap.manifest.canonical import pretty_text
 
     config = load_config(config_path) if config_path else discover_config(working_directory())
-    changes: dict[str, object] = {"import_torch": import_torch}
+    changes: dict[str, object] = {"import_torch": import_torch or probe, "probe": probe}
     if budget is not None:
         changes["budget_s"] = budget
     config = config.with_overrides(**changes)

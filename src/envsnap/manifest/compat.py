@@ -8,8 +8,8 @@ from typing import Any
 
 def omit_unset_additions(document: dict[str, Any]) -> None:
     """Drop, in place, the later additions that are unset: `packages.installed.*.hashes`
-    (empty), `packages.conda.*.channel` (null), `code.patch` (null), `torch.cpu` (null) and
-    `placement` (null)."""
+    (empty), `packages.conda.*.channel` (null), `code.patch` (null), `torch.cpu` (null),
+    `placement` and `probe` (null)."""
     packages = document.get("packages")
     if isinstance(packages, dict):
         for package in (packages.get("installed") or {}).values():
@@ -24,5 +24,6 @@ def omit_unset_additions(document: dict[str, Any]) -> None:
     torch = document.get("torch")
     if isinstance(torch, dict) and torch.get("cpu") is None:
         torch.pop("cpu", None)
-    if "placement" in document and document["placement"] is None:
-        document.pop("placement")
+    for section in ("placement", "probe"):
+        if section in document and document[section] is None:
+            document.pop(section)

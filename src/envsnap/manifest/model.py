@@ -41,6 +41,7 @@ from envsnap.manifest.sections import (
     ParallelSection,
     PlacementSection,
     PrecisionSection,
+    ProbeSection,
     PythonSection,
     SeedsSection,
     SystemSection,
@@ -152,6 +153,11 @@ class Manifest(SealedDocument):
     placement: PlacementSection | None = Field(
         default=None,
         description="Where the job ran: container image, scheduler allocation, CPU affinity.",
+    )
+    probe: ProbeSection | None = Field(
+        default=None,
+        description="How this torch stack computes, measured: per device, the output digest, "
+        "error and repeatability of a fixed suite of ops.",
     )
     collectors: dict[str, CollectorRecord] = Field(
         description="One record per selected collector: status, reason, duration."

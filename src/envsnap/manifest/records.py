@@ -2579,6 +2579,114 @@ class PlacementSection(Section):
         self.cpu = cpu
 
 
+class ProbeOp(Record):
+    FIELDS = (
+        "family",
+        "status",
+        "digest",
+        "max_rel_error",
+        "repeat_equal",
+        "reason",
+    )
+    __slots__ = FIELDS
+
+    family: str
+    status: Literal["ok", "unsupported", "error"]
+    digest: str | None
+    max_rel_error: float | None
+    repeat_equal: bool | None
+    reason: str | None
+
+    def __init__(
+        self,
+        *,
+        family: str,
+        status: Literal["ok", "unsupported", "error"],
+        digest: str | None = None,
+        max_rel_error: float | None = None,
+        repeat_equal: bool | None = None,
+        reason: str | None = None,
+    ) -> None:
+        self.family = family
+        self.status = status
+        self.digest = digest
+        self.max_rel_error = as_float(max_rel_error)
+        self.repeat_equal = repeat_equal
+        self.reason = reason
+
+
+class ProbeDevice(Record):
+    FIELDS = (
+        "status",
+        "reason",
+        "name",
+        "capability",
+        "threads",
+        "elapsed_ms",
+        "ops",
+    )
+    __slots__ = FIELDS
+
+    status: Literal["ok", "unavailable", "error"]
+    reason: str | None
+    name: str | None
+    capability: str | None
+    threads: int | None
+    elapsed_ms: float | None
+    ops: dict[str, ProbeOp]
+
+    def __init__(
+        self,
+        *,
+        status: Literal["ok", "unavailable", "error"],
+        reason: str | None = None,
+        name: str | None = None,
+        capability: str | None = None,
+        threads: int | None = None,
+        elapsed_ms: float | None = None,
+        ops: dict[str, ProbeOp] | None = None,
+    ) -> None:
+        self.status = status
+        self.reason = reason
+        self.name = name
+        self.capability = capability
+        self.threads = threads
+        self.elapsed_ms = as_float(elapsed_ms)
+        self.ops = {} if ops is None else ops
+
+
+class ProbeSection(Section):
+    FIELDS = (
+        "unknown",
+        "suite",
+        "torch",
+        "elapsed_ms",
+        "devices",
+    )
+    __slots__ = FIELDS
+
+    unknown: dict[str, str]
+    suite: str
+    torch: str | None
+    elapsed_ms: float | None
+    devices: dict[str, ProbeDevice]
+
+    def __init__(
+        self,
+        *,
+        unknown: dict[str, str] | None = None,
+        suite: str,
+        torch: str | None = None,
+        elapsed_ms: float | None = None,
+        devices: dict[str, ProbeDevice] | None = None,
+    ) -> None:
+        self.unknown = {} if unknown is None else unknown
+        self.suite = suite
+        self.torch = torch
+        self.elapsed_ms = as_float(elapsed_ms)
+        self.devices = {} if devices is None else devices
+
+
 class CollectorRecord(Record):
     FIELDS = (
         "status",
@@ -2657,6 +2765,7 @@ class Manifest(Record):
         "templates",
         "seeds",
         "placement",
+        "probe",
         "collectors",
         "imported_from",
         "extra",
@@ -2683,6 +2792,7 @@ class Manifest(Record):
     templates: TemplatesSection | None
     seeds: SeedsSection | None
     placement: PlacementSection | None
+    probe: ProbeSection | None
     collectors: dict[str, CollectorRecord]
     imported_from: ImportedFrom | None
     extra: dict[str, JsonValue]
@@ -2710,6 +2820,7 @@ class Manifest(Record):
         templates: TemplatesSection | None = None,
         seeds: SeedsSection | None = None,
         placement: PlacementSection | None = None,
+        probe: ProbeSection | None = None,
         collectors: dict[str, CollectorRecord],
         imported_from: ImportedFrom | None = None,
         extra: dict[str, JsonValue] | None = None,
@@ -2734,6 +2845,7 @@ class Manifest(Record):
         self.templates = templates
         self.seeds = seeds
         self.placement = placement
+        self.probe = probe
         self.collectors = collectors
         self.imported_from = imported_from
         self.extra = {} if extra is None else extra
@@ -2756,6 +2868,7 @@ SECTION_RECORDS: dict[str, type[Section]] = {
     "templates": TemplatesSection,
     "seeds": SeedsSection,
     "placement": PlacementSection,
+    "probe": ProbeSection,
 }
 # Free-form maps (see envsnap.manifest.freeform), redacted by key name as well.
 FREE_FORM_PATHS: tuple[tuple[str, ...], ...] = (
@@ -2823,6 +2936,9 @@ __all__ = [
     "ParallelSection",
     "PlacementSection",
     "PrecisionSection",
+    "ProbeDevice",
+    "ProbeOp",
+    "ProbeSection",
     "PythonSection",
     "Record",
     "Remote",

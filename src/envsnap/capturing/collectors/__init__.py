@@ -24,6 +24,7 @@ _MODULES: dict[str, str] = {
     "templates": "templates",
     "seeds": "seeds",
     "placement": "placement",
+    "probe": "probe",
 }
 
 

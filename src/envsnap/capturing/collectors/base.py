@@ -128,3 +128,6 @@ class Collector:
     collect: CollectFn
     timeout_s: float = 5.0
     description: str = ""
+    # Runs alone, after the concurrent ones have finished or been abandoned: it changes a
+    # process-wide setting for a moment (the probe sets torch's thread count to 1).
+    exclusive: bool = False

@@ -10,6 +10,7 @@ from envsnap.manifest.sections.packages import PackagesSection
 from envsnap.manifest.sections.parallel import ParallelSection
 from envsnap.manifest.sections.placement import PlacementSection
 from envsnap.manifest.sections.precision import PrecisionSection
+from envsnap.manifest.sections.probe import ProbeSection
 from envsnap.manifest.sections.python import PythonSection
 from envsnap.manifest.sections.seeds import SeedsSection
 from envsnap.manifest.sections.system import SystemSection
@@ -34,6 +35,7 @@ SECTION_MODELS: dict[str, type[Section]] = {
     "templates": TemplatesSection,
     "seeds": SeedsSection,
     "placement": PlacementSection,
+    "probe": ProbeSection,
 }
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "ParallelSection",
     "PlacementSection",
     "PrecisionSection",
+    "ProbeSection",
     "PythonSection",
     "Section",
     "SeedsSection",
