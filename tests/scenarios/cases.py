@@ -76,6 +76,15 @@ TF32_ON = edits(
 )
 
 
+PROBE = FIXTURES / "probe" / "cpu_avx2_torch2.13.json"
+
+
+def with_probe(doc: Doc) -> None:
+    """The numerics probe as envsnap.probe.run_probe(["cpu"]) recorded it on an AVX2 CPU
+    (torch 2.13.0+cpu); a pair's other edits leave it as it is on both sides."""
+    doc["probe"] = {"unknown": {}, **json.loads(PROBE.read_text(encoding="utf-8"))}
+
+
 def torch_version(version: str, cudnn: int | None = None) -> Edit:
     def apply(doc: Doc) -> None:
         doc["packages"]["installed"]["torch"]["version"] = version
@@ -838,5 +847,50 @@ CASES: tuple[Case, ...] = (
             ("placement.slurm.node_name", "train-node-03"),
             ("placement.slurm.restart_count", 2),
         ),
+    ),
+    # what the numerics probe measured: both sides hold the real CPU probe of PROBE
+    Case(
+        "probe-unexplained",
+        "fp32 matmul computes other bits on the CPU and no recorded difference explains it",
+        "probe.numerics",
+        edits(("probe.devices.cpu.ops.matmul_fp32_square.digest", "0" * 16)),
+        a=with_probe,
+    ),
+    Case(
+        "probe-confirms-threads",
+        "another thread count, and the probe's multi-threaded reduction computes other bits",
+        "env.threads",
+        edits(
+            ("torch.num_threads", 16),
+            ("probe.devices.cpu.threads", 16),
+            ("probe.devices.cpu.ops.sum_threads_n.digest", "0" * 16),
+        ),
+        a=with_probe,
+    ),
+    Case(
+        "probe-bookkeeping",
+        "the probe took longer",
+        "noise.probe",
+        edits(("probe.elapsed_ms", 912.0), ("probe.devices.cpu.elapsed_ms", 910.0)),
+        a=with_probe,
+    ),
+    Case(
+        "probe-other-suite",
+        "a probe of another suite version: its digests cannot be compared",
+        "probe.incomparable",
+        edits(("probe.suite", "envsnap-probe/0")),
+        a=with_probe,
+    ),
+    Case(
+        "eval-loader-drop-last",
+        "the evaluation loader drops its last partial batch",
+        "semantics.eval-loader",
+        edits(("parallel.dataloaders.eval.drop_last", True)),
+    ),
+    Case(
+        "xla-flags",
+        "XLA's deterministic-ops flag removed",
+        "env.framework-numerics",
+        edits(("env.variables.XLA_FLAGS", DELETE)),
     ),
 )

@@ -15,6 +15,7 @@ from envsnap.diff.catalog import CATALOG, RULES_BY_ID
 from envsnap.diff.catalog.aliases import canonical
 from envsnap.diff.changes import compute_changes
 from envsnap.diff.derived import derived_hits
+from envsnap.diff.probe_evidence import probe_hits
 from envsnap.diff.rank import hits_for
 from envsnap.diff.report import SEVERITY_RANK
 from envsnap.manifest.model import manifest_from_document
@@ -67,6 +68,7 @@ def test_every_rule_has_a_scenario() -> None:
         doc_a, doc_b = case.pair()
         hits = hits_for(compute_changes(doc_a, doc_b), "close") + derived_hits(doc_a, doc_b)
         hits += advisory_hits(doc_a, doc_b)  # the audit's hook, called beside derived_hits
+        hits += probe_hits(doc_a, doc_b)  # what the probe measured, called beside them too
         fired.update(hit.rule for hit in hits)
     missing = [rule.id for rule in CATALOG if rule.id not in fired]
     assert missing == []

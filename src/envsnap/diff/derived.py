@@ -30,7 +30,9 @@ class Hit:
     effect size (a major version step outweighs a patch); `inferred` says what the hit's values
     were inferred from when the records do not state them (None: stated); `basis` overrides the
     basis read from `inferred` (a shared risk, a note about what is unknown); `gap`, on a note
-    about a value one side does not record, names that side and the reason it gives.
+    about a value one side does not record, names that side and the reason it gives;
+    `measured` is 1 when the numerics probe confirms the mechanism, -1 when it rules it out
+    (`measured_note` says what it measured; see probe_evidence.py).
     """
 
     rule: str
@@ -46,6 +48,8 @@ class Hit:
     inferred: str | None = None
     basis: Basis | None = None
     gap: tuple[Side, str | None] | None = None
+    measured: int = 0
+    measured_note: str | None = None
 
 
 def get(doc: Doc, dotted_path: str) -> Any:

@@ -3,7 +3,9 @@
 First what a finding rests on: a difference the records state or imply comes before a risk both
 sides share, which comes before a note about what is not recorded, whatever their severities;
 bookkeeping, which cannot change results, comes last. Within each group: most severe for the
-target first; then a mechanism shown to act on the run (a setting that is on, a kernel that
+target first; then a mechanism the numerics probe confirms (its op family computed other bits)
+before one it did not measure, and that before one it ruled out; then a mechanism shown to act
+on the run (a setting that is on, a kernel that
 runs) before a latent one (a capability, a default the job may not use); then the larger effect
 on the target (`EFFECT`, docs/diff.md); then a stated fact before an inferred one; then, within
 one kind of effect only, the more specific (a known bug window, then a named mechanism or default
@@ -89,11 +91,13 @@ class Standing:
     rule: str
     path: str
     target: Target = "close"
+    measured: int = 0  # 1 confirmed by the probe, -1 ruled out by it, 0 not measured
 
-    def key(self) -> tuple[int, int, int, int, int, int, int, str, str]:
+    def key(self) -> tuple[int, int, int, int, int, int, int, int, str, str]:
         return (
             basis_group(self.basis, self.category),
             -SEVERITY_RANK[self.severity],
+            -self.measured,
             -int(self.active),
             -EFFECT[self.target][self.category],
             # A fact the records state before one inferred from them (a cuDNN version read
@@ -113,6 +117,8 @@ class Standing:
         if group in (1, 2):  # a shared risk or a note: nothing acts, nothing is specific
             return f"{head}; effect: {_EFFECT_TEXT[self.category]}"
         state = "active on the run" if self.active else "latent (not shown to act on the run)"
+        if self.measured:
+            state += "; confirmed by the probe" if self.measured > 0 else "; ruled out by the probe"
         return (
             f"{head}; {state}; effect: {_EFFECT_TEXT[self.category]}; "
             f"{_SPECIFICITY_TEXT.get(self.specificity, 'specific')}"

@@ -38,6 +38,7 @@ from envsnap.diff.grouping import (
 )
 from envsnap.diff.ordering import Standing, basis_group
 from envsnap.diff.placement import fold_image_moves
+from envsnap.diff.probe_evidence import apply_probe, is_probe_result, probe_hits
 from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
@@ -282,8 +283,21 @@ def _placed(group: Group, target: Target) -> _Placed:
         rule=lead.rule,
         path=first.path,
         target=target,
+        measured=_measured(group.hits),
     )
     return _Placed(group, lead, first, category, standing)
+
+
+def _measured(hits: Sequence[Hit]) -> int:
+    """1 when the probe confirms any of a cause's mechanisms, -1 when it rules out every one it
+    measured, 0 when it measured none."""
+    verdicts = {hit.measured for hit in hits if hit.measured}
+    return 1 if 1 in verdicts else -1 if verdicts else 0
+
+
+def _measured_note(hits: Sequence[Hit]) -> str | None:
+    notes = [hit.measured_note for hit in hits if hit.measured_note]
+    return notes[0] if notes else None
 
 
 def _folded(placed: list[_Placed], target: Target) -> list[_Placed]:
@@ -325,6 +339,9 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             or fingerprint_title(rule.title, first.path, first.a, first.b)
             or f"{rule.title}: {_subject(first.path, rule)}{_short(first.a)} → {_short(first.b)}"
         )
+        note = _measured_note(group.hits)
+        if note:
+            title += f" ({note})"
         proven = [
             Evidence(path=path, a=a, b=b, inferred=inferred) for path, a, b, inferred in proof
         ]
@@ -418,10 +435,13 @@ def diff_documents(
     """Compare two manifest documents (their JSON form) and rank every difference; titles
     name the sides as `sides` does (A and B by default)."""
     derived = derived_hits(doc_a, doc_b)
-    hits = without_covered(hits_for(compute_changes(doc_a, doc_b), target), derived)
+    changes = [change for change in compute_changes(doc_a, doc_b) if not is_probe_result(change)]
+    hits = without_covered(hits_for(changes, target), derived)
     hits = apply_gates([*hits, *derived, *advisory_hits(doc_a, doc_b)], doc_a, doc_b)
     # After the gates: a folded version change keeps the severity its gate gave it.
     hits = fold_image_moves(hits)
+    # Last: what the probe measured confirms or rules out the causes as the gates left them.
+    hits = apply_probe([*hits, *probe_hits(doc_a, doc_b)], doc_a, doc_b)
     return build_report(
         hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b, sides=sides
     )

@@ -18,6 +18,7 @@ from envsnap.diff.catalog import (
     noise,
     placement,
     precision,
+    probe,
     randomness,
     semantics,
     shared,
@@ -36,6 +37,7 @@ CATALOG: tuple[Rule, ...] = (
     + randomness.RULES
     + environment.RULES
     + placement.RULES
+    + probe.RULES
     + noise.RULES
     + shared.RULES
     + derived.ADVISORY_RULES

@@ -77,6 +77,19 @@ CHECK_RULES: tuple[Rule, ...] = (
         refs=(f"{NUM} C2", f"{NUM} C3", f"{NUM} rule 5"),
     ),
     Rule(
+        id="check.probe-nondeterministic",
+        match=("probe.devices.*.ops.*.repeat_equal",),
+        category="algorithm",
+        severity=("high", "low", "low"),
+        title="the numerics probe measured nondeterminism",
+        why="the probe ran an op twice on the same inputs and got other bits: on this stack "
+        "that op family is nondeterministic (atomic adds on a GPU, autotuned kernels), so two "
+        "runs under identical conditions differ bitwise wherever the job uses it.",
+        fix="Use envsnap.deterministic(seed) (torch.use_deterministic_algorithms, "
+        "CUBLAS_WORKSPACE_CONFIG) if bitwise reproduction matters.",
+        refs=("docs/probe.md", f"{NUM} C2"),
+    ),
+    Rule(
         id="check.cublas-workspace",
         match=(
             "torch.deterministic.algorithms",

@@ -145,6 +145,23 @@ def not_deterministic(subject: Subject) -> Iterator[Hit]:
         yield Hit("check.not-deterministic", "torch.deterministic.algorithms", a=False)
 
 
+def probe_repeats(subject: Subject) -> Iterator[Hit]:
+    """An op the probe ran twice with other bits: nondeterminism measured, not inferred."""
+    devices = get(subject.doc, "probe.devices")
+    for device, run in sorted(devices.items()) if isinstance(devices, dict) else ():
+        ops = run.get("ops") if isinstance(run, dict) else None
+        for name, op in sorted(ops.items()) if isinstance(ops, dict) else ():
+            if isinstance(op, dict) and op.get("repeat_equal") is False:
+                family = str(op.get("family") or name)
+                yield Hit(
+                    "check.probe-nondeterministic",
+                    f"probe.devices.{device}.ops.{name}.repeat_equal",
+                    a=False,
+                    title=f"the numerics probe measured nondeterminism: {name} ({family}) on "
+                    f"{device} gave other bits when repeated",
+                )
+
+
 def cublas_workspace(subject: Subject) -> Iterator[Hit]:
     doc = subject.doc
     if get(doc, "torch.deterministic.algorithms") is not True:
@@ -357,6 +374,7 @@ LINTS: tuple[Callable[[Subject], Iterator[Hit]], ...] = (
     dataloader_workers,
     _flags_of_the_job(cudnn_benchmark),
     _flags_of_the_job(not_deterministic),
+    probe_repeats,
     _flags_of_the_job(cublas_workspace),
     _flags_of_the_job(tf32),
     code_state,

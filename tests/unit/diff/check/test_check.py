@@ -317,6 +317,22 @@ def test_section_not_captured(cpu_clean: Doc) -> None:
     assert (rule, "collectors.system", "info") in _hits(check_document(not_requested))
 
 
+def test_a_probe_op_whose_repeat_gave_other_bits_is_measured_nondeterminism(
+    cpu_clean: Doc,
+) -> None:
+    rule = "check.probe-nondeterministic"
+    ops = cpu_clean["probe"]["devices"]["cpu"]["ops"]
+    assert ops and all(op["repeat_equal"] is not False for op in ops.values())  # real capture
+    doc = _set(cpu_clean, "probe.devices.cpu.ops.index_add.repeat_equal", False)
+    report = check_document(doc, "bitwise")
+    assert _only_rule(report, rule) == [
+        (rule, "probe.devices.cpu.ops.index_add.repeat_equal", "high")
+    ]
+    finding = next(f for f in report.findings if f.rule == rule)
+    assert "index_add (atomics) on cpu" in finding.title
+    assert _only_rule(check_document(doc, "close"), rule)[0][2] == "low"
+
+
 # --- catalog invariants --------------------------------------------------------------------
 def test_every_rule_has_a_fix_why_and_unique_id() -> None:
     assert len(RULES_BY_ID) == len(CHECK_RULES)
