@@ -893,4 +893,10 @@ CASES: tuple[Case, ...] = (
         "env.framework-numerics",
         edits(("env.variables.XLA_FLAGS", DELETE)),
     ),
+    Case(
+        "torch-build-onednn",
+        "the same torch release built against another oneDNN",
+        "stack.torch-build",
+        edits(("torch.build.onednn", "3.7.1")),
+    ),
 )

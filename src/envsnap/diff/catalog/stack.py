@@ -118,7 +118,23 @@ RULES: tuple[Rule, ...] = (
         "kernels change (see the version flips reported with it).",
         fix="Pin the exact torch version and CUDA variant.",
         refs=(f"{NUM} J1", RANDOMNESS_MD, "pytorch/pytorch#157274"),
-        primary=(f"{PKG}.torch.version",),
+        merge="torch-release",
+        primary=(f"{PKG}.torch.version", "torch.version", "cuda_stack.torch_version"),
+    ),
+    Rule(
+        id="stack.torch-build",
+        # What torch.__config__ says the build bundles and was built with: it comes with the
+        # release (or the build variant), so it is the release's finding, as evidence.
+        match=("torch.build.**",),
+        category="stack",
+        # Below stack.torch on every target: beside a version change, the version titles it.
+        severity=("medium", "low", "low"),
+        title="torch build configuration changed",
+        why="the bundled oneDNN, MKL and the CUDA architectures a build compiles kernels for "
+        "decide which CPU and GPU kernels run.",
+        fix="Pin the exact torch build (version and variant) on both sides.",
+        refs=(f"{NUM} J1", "torch.__config__.show()"),
+        merge="torch-release",
     ),
     Rule(
         id="stack.framework",
