@@ -112,6 +112,7 @@ def _capture(tmp_path: Path, name: str, threads: str) -> Doc:
     return document
 
 
+@pytest.mark.slow
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two CPUs to run two threads")
 def test_two_real_captures_differing_in_thread_count_rank_it_first_citing_the_probe(
     tmp_path: Path,

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from envsnap.probe import run_probe
 
 
@@ -32,6 +34,7 @@ print(json.dumps(run_probe()))
 """
 
 
+@pytest.mark.slow
 def test_two_fresh_processes_give_identical_digests() -> None:
     records = [
         json.loads(
