@@ -22,7 +22,10 @@ _NAME_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(out(put)?|save|log(ging)?|run|exp(eriment)?|ckpt|checkpoint|results?|tensorboard"
             r"|cache|wandb|mlflow|project|tag|job)(_?(dir|path|name|id|root|file|prefix))?"
             r"|name|logdir|verbose|quiet|log_level|report_to|logging_steps|save_steps|eval_steps"
-            r"|num_workers_log|print_freq|resume(_from_checkpoint)?|port|master_port|host",
+            r"|num_workers_log|print_freq|resume(_from_checkpoint)?|port|master_port|host"
+            # How often the job logs, prints or saves: when it reports, not what it computes.
+            r"|(log(ging)?|print|display|save|checkpoint|ckpt)_?(every(_n)?(_steps|_epochs)?"
+            r"|interval|freq(uency)?|period)",
         ),
         ("randomness.seed", r"(\w+_)?seed"),
         ("semantics.parallel", r"(dist_)?backend|world_size|nproc_per_node|nnodes|strategy"),

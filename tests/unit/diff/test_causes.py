@@ -136,6 +136,9 @@ def test_command_line_flags_are_classified() -> None:
     assert classify("per_device_train_batch_size", "8", "16") == "semantics.batch"
     assert classify("config", "a.yaml", "b.yaml") == "code.argv"
     assert classify("resize_to", "out/a.png", "out/b.png") == "noise.argv"
+    for cadence in ("log_every", "log-interval", "print_every", "save_every_n_steps", "ckpt_freq"):
+        assert classify(cadence.replace("-", "_"), "100", "50") == "noise.argv", cadence
+    assert classify("eval_every", "100", "50") == "code.argv"  # evaluating can draw randomness
 
 
 def test_learning_rate_change_is_one_finding() -> None:
