@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from envsnap.diff import diff_documents
-from envsnap.diff.catalog import RULES_BY_ID
+from envsnap.diff.catalog import cause_name
 from envsnap.diff.report import TARGETS, Finding, Report, Target
 from tests.field.noise import DRAWS
 from tests.field.pairs import NotCaptured, pair
@@ -26,11 +26,11 @@ NOTES = frozenset({"unknown", "shared"})
 def cause_rank(report: Report, rules: Sequence[str]) -> int | None:
     """Rank of the first finding above info whose rule (or a rule merged into the same cause)
     is one of the labelled rules."""
-    merges = {RULES_BY_ID[rule].merge for rule in rules if rule in RULES_BY_ID} - {None}
+    causes = {cause_name(rule) for rule in rules}
     for finding in report.findings:
         if finding.severity == "info":
             break
-        if finding.rule in rules or RULES_BY_ID[finding.rule].merge in merges:
+        if finding.rule in rules or cause_name(finding.rule) in causes:
             return finding.rank
     return None
 

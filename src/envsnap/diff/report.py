@@ -111,17 +111,19 @@ class Report(Model):
 
     def reaches(self, threshold: str) -> bool:
         """For --fail-on: True when any difference is at least as severe as `threshold`, or, for
-        a rule id (current or former), when a finding of that rule is reported. A risk both
+        a rule id (current or former), when a finding of that rule's cause is reported. A risk both
         sides share is not a difference between them: only its rule id trips the gate."""
         if threshold in SEVERITY_RANK:
             limit = SEVERITY_RANK[threshold]
             return any(
                 SEVERITY_RANK[f.severity] >= limit for f in self.findings if f.basis != "shared"
             )
+        from envsnap.diff.catalog import cause_name
         from envsnap.diff.catalog.aliases import canonical
 
-        wanted = canonical(threshold)
-        return any(canonical(f.rule) == wanted for f in self.findings)
+        # A rule merged into a cause trips the gate when that cause's finding is reported.
+        wanted = cause_name(canonical(threshold))
+        return any(cause_name(canonical(f.rule)) == wanted for f in self.findings)
 
 
 REPORT_SCHEMA_VERSION = "1"

@@ -67,7 +67,9 @@ def test_tf32_named_mechanism_outranks_generic_kernel_choice_on_imported_pair(
     report = diff_documents(ampere, pascal)
     rules = _rules(report)
     tf32 = _finding(report, "precision.tf32-effective")
-    assert rules.index("precision.tf32-effective") < rules.index("hw.gpu-kernels")
+    # The GPU change, with the kernels it brings as evidence, ranks below the named mechanism.
+    assert rules.index("precision.tf32-effective") < rules.index("hw.gpu")
+    assert "hw.gpu-kernels" not in rules
     assert report.summary.verdict.startswith("most likely cause (close): fp32 matmuls run as TF32")
     # Likely, not shown: the rule's severity, latent, and the evidence says what it rests on.
     assert tf32.severity == "high"
@@ -126,7 +128,9 @@ def test_amd_gpu_is_named_by_its_llvm_target_not_sm(tmp_path: Path) -> None:
         "GPU changed: 1× AMD Instinct MI250X / MI250 (gfx90a) → 1× AMD Instinct MI300X "
         "(gfx942, 304 CUs)"
     )
-    assert _finding(report, "hw.gpu-kernels").title.endswith("gfx90a → gfx942")
+    # The kernels the new target runs are that finding's evidence.
+    kernels = [e for e in gpu.evidence if e.path == "gpu.devices.0.arch"]
+    assert [(e.a, e.b) for e in kernels] == [("gfx90a", "gfx942")]
 
 
 # --- where the job ran ----------------------------------------------------------------------

@@ -45,3 +45,10 @@ CATALOG: tuple[Rule, ...] = (
 )
 
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in CATALOG}
+
+
+def cause_name(rule_id: str) -> str:
+    """The cause a rule's findings stand for: its merge name (rules describing one fact share
+    it, and one finding, titled by the rule of that name when it fired), else its own id."""
+    rule = RULES_BY_ID.get(rule_id)
+    return (rule.merge or rule.id) if rule is not None else rule_id

@@ -38,6 +38,9 @@ RULES: tuple[Rule, ...] = (
         derived=True,
         specificity=1,
         gpu_only=True,
+        # The kernels a new GPU runs are that GPU change's consequence: one finding, the GPU
+        # names in its evidence, not a second row for the same cause.
+        merge="hw.gpu",
     ),
     Rule(
         id="hw.device",
@@ -92,6 +95,8 @@ RULES: tuple[Rule, ...] = (
             f"{NUM} A3",
             "https://oneapi-src.github.io/oneDNN/dev_guide_cpu_dispatcher_control.html",
         ),
+        # One finding with the kernels it makes a CPU job run (hw.cpu-kernels titles it).
+        merge="cpu-kernels",
     ),
     Rule(
         id="hw.cpu-arch",

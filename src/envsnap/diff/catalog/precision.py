@@ -189,7 +189,7 @@ RULES: tuple[Rule, ...] = (
             "https://oneapi-src.github.io/oneDNN/dev_guide_cpu_dispatcher_control.html",
         ),
         # One finding with the instruction-set change it follows from.
-        merge="hw.cpu-isa",
+        merge="cpu-kernels",
         specificity=1,
     ),
 )
