@@ -50,6 +50,33 @@ def test_nvml_route_records_the_gpu_files_driver_and_cuda_wheels(
     assert [(c["package"], c["version"]) for c in copies] == [("nvidia-cudnn-cu12", "9.5.1.17")]
 
 
+def test_every_gpu_file_gives_a_gpu_section_what_no_source_states_is_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A board file leaves a value no public source states as null (the RTX A6000's memory):
+    the stand-in then answers as NVML does for a query it cannot serve, and the collector
+    records the rest."""
+    import sys
+
+    from envsnap.capturing.collectors.gpu import collect
+    from tests.field.routes.capture import GPUS_DIR
+    from tests.field.standin import standin
+    from tests.helpers import capture_context
+
+    for path in sorted(GPUS_DIR.glob("*.json")):
+        board = json.loads(path.read_text(encoding="utf-8"))
+        board.pop("sources", None)
+        board.update(uuid="GPU-00000000-0000-0000-0000-000000000001", pci_bus_id="0:01:00.0")
+        spec = {"boards": [board], "driver": "535.104.05", "cuda_driver": 12020}
+        monkeypatch.setitem(sys.modules, "pynvml", standin(spec))
+        device = collect(capture_context(Path.cwd())).devices["0"]
+        assert device.name == board["name"], path.name
+        if board["memory_total_mib"] is None:
+            assert device.memory_total_bytes is None
+        else:
+            assert device.memory_total_bytes == board["memory_total_mib"] * 1024 * 1024
+
+
 def test_capture_route_applies_the_sides_job_settings(nvml_pair: tuple[Doc, Doc]) -> None:
     a, b = nvml_pair
     assert a["env"]["variables"]["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"

@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent.parent
 PROJECT_ROOT = HERE.parent.parent
 JOB = HERE / "job.py"
 GPUS_DIR = HERE / "gpus"
+FAKE_NVML = HERE.parent / "fixtures" / "nvml" / "fake_nvml.py"
 # Fixed identity and dates for the job repository's commits, so the same tree makes the same
 # commit id on every side: a commit id differs only where the case changes the code.
 GIT_IDENTITY = {
@@ -77,6 +78,9 @@ def digest(case: Case, draw_index: int) -> str:
             for key in case[side].get("gpus") or []
         },
     }
+    if case["route"] == "nvml":
+        # The stand-in answers through the project's fake binding: its code is an input too.
+        parts["binding"] = hashlib.sha256(FAKE_NVML.read_bytes()).hexdigest()
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
