@@ -191,7 +191,8 @@ def _lowered(hit: Hit, rule_severity: tuple[Severity, Severity, Severity]) -> Hi
 
 
 def apply_probe(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
-    """Confirm, rule out or leave each hit by what the probes measured (see the module)."""
+    """Confirm, rule out or leave each hit by what the probes measured, and add a
+    `probe.numerics` hit for each family that differs with no cause (see the module)."""
     from envsnap.diff.catalog import RULES_BY_ID
 
     measured = compare_probes(a, b)
@@ -199,7 +200,7 @@ def apply_probe(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
         return hits
     explained: set[tuple[str, str]] = set()
     out: list[Hit] = []
-    for hit in hits:
+    for hit in [*hits, *_family_hits(measured)]:
         if hit.rule not in ACTS_THROUGH or hit.basis in ("shared", "unknown"):
             out.append(hit)
             continue
@@ -240,7 +241,12 @@ def is_probe_result(change: Change) -> bool:
 
 
 def probe_hits(a: Doc, b: Doc) -> list[Hit]:
-    """One hit per op family whose digests differ on a device both probes ran."""
+    """One hit per op family whose digests differ on a device both probes ran, before any is
+    folded into the cause it confirms (`apply_probe` does both)."""
+    return _family_hits(compare_probes(a, b))
+
+
+def _family_hits(measured: Iterable[Measured]) -> list[Hit]:
     return [
         Hit(
             RULE,
@@ -252,6 +258,6 @@ def probe_hits(a: Doc, b: Doc) -> list[Hit]:
             component=f"{m.device}/{m.family}",
             extra=m.evidence[1:],
         )
-        for m in compare_probes(a, b)
+        for m in measured
         if m.differs
     ]

@@ -38,7 +38,7 @@ from envsnap.diff.grouping import (
 )
 from envsnap.diff.ordering import Standing, basis_group
 from envsnap.diff.placement import fold_image_moves
-from envsnap.diff.probe_evidence import apply_probe, is_probe_result, probe_hits
+from envsnap.diff.probe_evidence import apply_probe, is_probe_result
 from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
@@ -441,7 +441,7 @@ def diff_documents(
     # After the gates: a folded version change keeps the severity its gate gave it.
     hits = fold_image_moves(hits)
     # Last: what the probe measured confirms or rules out the causes as the gates left them.
-    hits = apply_probe([*hits, *probe_hits(doc_a, doc_b)], doc_a, doc_b)
+    hits = apply_probe(hits, doc_a, doc_b)
     return build_report(
         hits, target=target, ignore=ignore, label_a=label_a, label_b=label_b, sides=sides
     )
