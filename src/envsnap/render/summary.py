@@ -122,6 +122,20 @@ def _seeds(section: Any) -> str:
 
 
 # The in-job and GPU sections: one line of what decides their comparisons.
+def _probe(section: Any) -> str:
+    """Per device: how many ops ran, and any whose repeat gave other bits."""
+    parts = []
+    for name, device in section.devices.items():
+        if device.status != "ok":
+            parts.append(f"{name} {device.status}")
+            continue
+        ran = sum(op.status == "ok" for op in device.ops.values())
+        unstable = [op_name for op_name, op in device.ops.items() if op.repeat_equal is False]
+        text = f"{name} {ran}/{len(device.ops)} ops in {_v(device.elapsed_ms)} ms"
+        parts.append(text + (f", nondeterministic: {', '.join(unstable)}" if unstable else ""))
+    return f"{section.suite}: {'; '.join(parts) or 'no device'}"
+
+
 _RUN_SECTIONS: dict[str, Callable[[Any], str]] = {
     "gpu": _gpu,
     "cuda_stack": _cuda_stack,
@@ -132,6 +146,7 @@ _RUN_SECTIONS: dict[str, Callable[[Any], str]] = {
     "tokenizer": _tokenizer,
     "templates": _templates,
     "seeds": _seeds,
+    "probe": _probe,
 }
 
 
