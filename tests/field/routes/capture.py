@@ -231,6 +231,26 @@ def run(prepared: Prepared, timeout_s: float = JOB_TIMEOUT_S) -> dict[str, Any]:
     return document
 
 
+# Where a capture stands for a user's machine, this host's own paths (the checkout, its venv,
+# the scratch folder each side is laid out in) would be facts of the machine that built the
+# corpus, not of the case: the checkout becomes a neutral root, and the scratch prefix goes, so
+# the noise model's home folders (/home/alice/work/...) are what remains.
+NEUTRAL_ROOT = "/home/user/envsnap"
+SCRATCH = re.compile(r"/[^\"]*?/field-capture-[A-Za-z0-9_]+/\d+-[ab]")
+
+
+def neutral_paths(document: dict[str, Any], scratch: Path | None = None) -> dict[str, Any]:
+    """The document with this host's paths replaced (see above), sealed again."""
+    from envsnap.capturing.run import sealed
+
+    text = json.dumps(document)
+    if scratch is not None:
+        text = text.replace(str(scratch), "")
+    text = SCRATCH.sub("", text).replace(str(PROJECT_ROOT), NEUTRAL_ROOT)
+    return sealed(json.loads(text))
+
+
 def capture_side(case: Case, side: str, draw_index: int, workdir: Path) -> dict[str, Any]:
-    """Prepare and run one side; the manifest document."""
-    return run(prepare(case, side, draw_index, workdir / f"{draw_index}-{side}"))
+    """Prepare and run one side; the manifest document, with this host's paths neutral."""
+    root = workdir / f"{draw_index}-{side}"
+    return neutral_paths(run(prepare(case, side, draw_index, root)), root)
