@@ -234,7 +234,7 @@ def run(prepared: Prepared, timeout_s: float = JOB_TIMEOUT_S) -> dict[str, Any]:
 # Where a capture stands for a user's machine, this host's own paths (the checkout, its venv,
 # the scratch folder each side is laid out in) would be facts of the machine that built the
 # corpus, not of the case: the checkout becomes a neutral root, and the scratch prefix goes, so
-# the noise model's home folders (/home/alice/work/...) are what remains.
+# the home folders the noise model draws for each side are what remains.
 NEUTRAL_ROOT = "/home/user/envsnap"
 SCRATCH = re.compile(r"/[^\"]*?/field-capture-[A-Za-z0-9_]+/\d+-[ab]")
 
