@@ -102,7 +102,9 @@ def _run_one(
         outcome.duration_ms = round((time.perf_counter() - started) * 1000, 3)
 
 
-def _start(name: str, collector: Collector, context: CaptureContext) -> tuple[_Outcome, Any]:
+def _start(
+    name: str, collector: Collector, context: CaptureContext
+) -> tuple[_Outcome, threading.Thread]:
     outcome = _Outcome()
     thread = threading.Thread(
         target=_run_one,
