@@ -136,7 +136,31 @@ def manifest_fields() -> str:
     return "\n".join(lines) + "\n"
 
 
+def ngc_releases() -> str:
+    """The NGC release table, one row per release; each value links the source stating it."""
+    from envsnap.manifest.ngc_releases import NGC_PYTORCH_RELEASES
+
+    columns = ("torch", "cuda", "cudnn", "cublas", "nccl", "tensorrt", "ubuntu", "python")
+    heads = ("torch", "CUDA", "cuDNN", "cuBLAS", "NCCL", "TensorRT", "Ubuntu", "Python")
+    lines = [
+        "| release | " + " | ".join(heads) + " | sources |",
+        "|---" * (len(columns) + 2) + "|",
+    ]
+    for row in NGC_PYTORCH_RELEASES:
+        numbers = {source: index for index, source in enumerate(row.sources(), start=1)}
+        cells = []
+        for name in columns:
+            value = getattr(row, name)
+            cells.append(
+                "" if value is None else f"{_cell(value)} [{numbers[row.source_of(name)]}]"
+            )
+        links = ", ".join(f"[{number}]({source})" for source, number in numbers.items())
+        lines.append(f"| {row.release} | " + " | ".join(cells) + f" | {links} |")
+    return "\n".join(lines) + "\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "rule-catalog": rule_catalog,
     "manifest-fields": manifest_fields,
+    "ngc-releases": ngc_releases,
 }

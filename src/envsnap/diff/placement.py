@@ -85,7 +85,7 @@ def _library(doc: Doc, name: str) -> tuple[Any, str | None]:
     value = row.libraries().get(name) if row else None
     if value is None or row is None:
         return None, None
-    return value, f"NGC PyTorch {row.release} as its source states it ({row.source})"
+    return value, f"NGC PyTorch {row.release} as its source states it ({row.source_of(name)})"
 
 
 def _moves(a: Doc, b: Doc) -> list[tuple[str, Any, Any, str | None]]:
@@ -118,7 +118,7 @@ def image_change(a: Doc, b: Doc) -> Iterator[Hit]:
     note = ""
     if inferred:
         which = "" if len(inferred) == len(moves) else "some "
-        note = f" ({which}inferred from NVIDIA's documentation of the releases)"
+        note = f" ({which}inferred from the NGC release table's sources)"
     title = f"container image changed: {label_a} → {label_b}"
     title += f"; it moves {shown}{note}" if moves else ""
     field = next(

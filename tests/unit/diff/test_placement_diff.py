@@ -67,11 +67,26 @@ def test_with_only_the_release_recorded_the_moves_come_from_the_table_marked_inf
     top = diff_documents(a, b).findings[0]
     assert top.rule == "placement.image"
     assert "torch 2.5.0a0+e000cf0ad9 → 2.6.0a0+df5bbc09d1" in top.title
-    assert "inferred from NVIDIA's documentation" in top.title
+    assert "inferred from the NGC release table's sources" in top.title
     torch = next(e for e in top.evidence if e.path == "placement.image.libraries.torch.value")
     assert torch.inferred is not None and "docs.nvidia.com" in torch.inferred
     release = next(e for e in top.evidence if e.path == "placement.image.release.value")
     assert (release.a, release.b, release.inferred) == ("24.10", "24.11", None)
+
+
+def test_each_inferred_library_cites_the_source_that_states_it(tmp_path: Path) -> None:
+    # 25.04's torch build comes from the Triton matrix, its libraries from another source.
+    a = _capture(tmp_path, {"NVIDIA_PYTORCH_VERSION": "25.04"})
+    b = _capture(tmp_path, {"NVIDIA_PYTORCH_VERSION": "25.06"})
+    top = diff_documents(a, b).findings[0]
+    assert top.rule == "placement.image"
+    assert "cuDNN 9.9.0.52 → 9.10.2.21" in top.title
+    by_path = {e.path: e for e in top.evidence}
+    torch = by_path["placement.image.libraries.torch.value"]
+    cudnn = by_path["placement.image.libraries.cudnn.value"]
+    assert torch.inferred is not None and "docs.nvidia.com" in torch.inferred
+    assert cudnn.inferred is not None and "install_tensorrt.sh" in cudnn.inferred
+    assert "docs.nvidia.com" not in cudnn.inferred
 
 
 def test_a_release_the_table_does_not_know_names_no_library(tmp_path: Path) -> None:

@@ -13,11 +13,14 @@ def test_every_row_is_a_release_with_a_source_and_a_stated_library() -> None:
     assert releases == sorted(releases)
     for row in NGC_PYTORCH_RELEASES:
         assert re.fullmatch(r"\d\d\.\d\d", row.release), row
-        # NVIDIA's pages, or a GitHub file pinned at a commit that prints the image's environment.
-        assert row.source.startswith("https://docs.nvidia.com/") or re.fullmatch(
-            r"https://github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/\S+", row.source
-        ), row
+        # NVIDIA's pages, or a GitHub file pinned at a commit.
+        for source in row.sources():
+            assert source.startswith("https://docs.nvidia.com/") or re.fullmatch(
+                r"https://github\.com/[^/]+/[^/]+/blob/[0-9a-f]{40}/\S+", source
+            ), row
         assert row.libraries(), f"{row.release} states nothing"
+        # A second source names only fields the row states.
+        assert {name for name, _ in row.cited} <= set(row.libraries()), row
 
 
 def test_a_release_is_found_by_its_number_or_its_tag() -> None:
@@ -34,6 +37,15 @@ def test_a_release_without_a_source_has_no_row() -> None:
 
 
 def test_libraries_lists_only_what_the_row_states() -> None:
-    row = ngc_release("25.12")
+    row = ngc_release("25.05")
     assert row is not None
-    assert row.libraries() == {"torch": "2.10.0a0+b4e4ee81d3", "cuda": "13.1.0", "python": "3.12"}
+    # Its NCCL and cuBLAS are not stated by any source here: absent, not guessed.
+    assert row.libraries() == {"torch": "2.8.0a0+5228986c39", "cuda": "12.9.0", "cudnn": "9.10.1.4"}
+
+
+def test_each_field_names_the_source_that_states_it() -> None:
+    row = ngc_release("25.04")
+    assert row is not None
+    assert row.source_of("torch").startswith("https://docs.nvidia.com/")
+    assert row.source_of("cudnn").endswith("/docker/common/install_tensorrt.sh")
+    assert row.sources() == (row.source_of("torch"), row.source_of("cudnn"))
