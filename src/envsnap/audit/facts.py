@@ -10,6 +10,10 @@ A fact name is one of three kinds:
 - `run:gpu` and `run:compiled`: what several sections say together about the run, for
   advisories that can only apply with a GPU, or only when torch.compile ran (see `run_gpu`
   and `run_compiled`);
+- `run:cpu-matmul-fp32`, `run:cpu-conv-fp32`, `run:cpu-rnn-fp32`: what fp32 math of that
+  op family runs as on the CPU ('ieee', 'bf16', 'tf32'), the one derived fact the differ,
+  `show` and bisect read too (`manifest.effective.op_precision`): a bf16 setting the CPU has
+  no bf16 kernels for runs as 'ieee';
 - a dotted path into the document, where `*` stands for every key of an object or item of
   a list (so `gpu.devices.*.compute_capability` yields one value per GPU).
 
@@ -22,6 +26,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
+
+from envsnap.manifest.effective import CPU_OPS, op_precision
 
 Doc = dict[str, Any]
 Values = tuple[Any, ...] | None
@@ -160,7 +166,21 @@ def run_compiled(doc: Doc) -> Values:
     return None
 
 
-_DERIVED: dict[str, Resolver] = {"run:gpu": run_gpu, "run:compiled": run_compiled}
+def cpu_fp32(op: str) -> Resolver:
+    """What fp32 `op` math runs as on the CPU; None when the manifest cannot tell."""
+
+    def effective(doc: Doc) -> Values:
+        precision = op_precision(doc, "cpu", op).precision
+        return None if precision is None else (precision,)
+
+    return effective
+
+
+_DERIVED: dict[str, Resolver] = {
+    "run:gpu": run_gpu,
+    "run:compiled": run_compiled,
+    **{f"run:cpu-{op}-fp32": cpu_fp32(op) for op in CPU_OPS},
+}
 
 
 def resolver(fact: str) -> Resolver:

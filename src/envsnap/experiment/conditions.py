@@ -19,7 +19,13 @@ from envsnap.capturing.redact import Redactor
 from envsnap.diff.env_meaning import cannot_act, names_location
 from envsnap.experiment.allowlist import NOT_LISTED, refusal
 from envsnap.experiment.packages import pin_problem
-from envsnap.experiment.startup import DETERMINISM_FLAGS, TORCH_FLAGS, flag_problem
+from envsnap.experiment.startup import (
+    DETERMINISM_FLAGS,
+    FP32_PRECISION_FLAG,
+    TORCH_FLAGS,
+    flag_problem,
+)
+from envsnap.manifest.effective import CPU_OPS, cpu_settings
 
 ConditionKind = Literal["env", "torch", "seed", "package"]
 REDACTED = "<redacted>"
@@ -156,6 +162,16 @@ def keys_for_path(path: str) -> list[str]:
         return ["env:PYTHONHASHSEED"]
     if head == "seeds" and rest[:1] and rest[0] in ("master_seed", "rank", "derived"):
         return ["seed"]
+    if head == "torch" and rest[:2] == ("effective", "cpu") and len(rest) == 3:
+        # A derived CPU precision (the differ's torch.effective.cpu.matmul_fp32): the torch
+        # settings that decide it, as `manifest.effective.cpu_settings` names them.
+        op = rest[2].removesuffix("_fp32")
+        settings = cpu_settings(op) if op in CPU_OPS else ()
+        return [key for path in settings for key in keys_for_path(path)]
+    if head == "torch" and rest[:1] == ("fp32_precision",) and len(rest) == 2:
+        # One level, keyed with its dots ("mkldnn.matmul"): not a parent of "mkldnn.matmul.x".
+        key = f"torch:{FP32_PRECISION_FLAG}{rest[1]}"
+        return [key] if key.removeprefix("torch:") in TORCH_FIELDS else []
     if head == "torch" and rest:
         field = ".".join(rest)
         return [f"torch:{f}" for f in TORCH_FIELDS if f == field or f.startswith(field + ".")]
@@ -222,13 +238,24 @@ def _add_env(out: Conditions, name: str, value: Any, redacted: set[str]) -> None
         _add(out, "env", name, value)
 
 
+def _recorded(torch: dict[str, Any], name: str) -> Any:
+    """The torch section's value of a flag; an fp32_precision level is one key with dots."""
+    if name.startswith(FP32_PRECISION_FLAG):
+        levels = torch.get("fp32_precision")
+        return (
+            levels.get(name.removeprefix(FP32_PRECISION_FLAG)) if isinstance(levels, dict) else None
+        )
+    value: Any = torch
+    for part in name.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
 def _torch(torch: Any, out: Conditions) -> None:
     if not isinstance(torch, dict):
         return
     for name in TORCH_FIELDS:
-        value: Any = torch
-        for part in name.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
+        value = _recorded(torch, name)
         if isinstance(value, str) and name.startswith("matmul.allow_") and "reduced" in name:
             # Recorded as text; only the plain boolean form can be set back.
             value = {"True": True, "False": False}.get(value)

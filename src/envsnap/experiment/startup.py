@@ -74,7 +74,30 @@ def _fill_memory() -> tuple[Getter, Setter]:
     )
 
 
-# Torch-section field (dotted, as in the manifest) -> how to read and set it live.
+def _fp32_precision(key: str) -> tuple[Getter, Setter]:
+    """An fp32_precision level of torch >= 2.9, keyed as the manifest keys it ('generic' is
+    `torch.backends.fp32_precision` itself, 'mkldnn.matmul' `torch.backends.mkldnn.matmul`)."""
+    return _attr("fp32_precision" if key == "generic" else f"{key}.fp32_precision")
+
+
+# The fp32_precision levels the torch collector records, parents before their leaves: setting
+# a level rewrites the levels below it (and 'generic'), so the recorded leaves are set last.
+FP32_PRECISION_KEYS = (
+    "generic",
+    "cudnn",
+    "mkldnn",
+    "cuda.matmul",
+    "cudnn.conv",
+    "cudnn.rnn",
+    "mkldnn.matmul",
+    "mkldnn.conv",
+    "mkldnn.rnn",
+)
+FP32_PRECISION_FLAG = "fp32_precision."
+FP32_PRECISION_VALUES = ("ieee", "tf32", "bf16", "none")
+
+# Torch-section field (dotted, as in the manifest) -> how to read and set it live. Applied in
+# this order: float32_matmul_precision before the fp32_precision levels it also sets.
 TORCH_FLAGS: dict[str, tuple[Getter, Setter]] = {
     "num_threads": (lambda t: t.get_num_threads(), lambda t, v: t.set_num_threads(int(v))),
     "num_interop_threads": (
@@ -103,6 +126,7 @@ TORCH_FLAGS: dict[str, tuple[Getter, Setter]] = {
     "sdpa.mem_efficient": _sdp("mem_efficient"),
     "sdpa.math": _sdp("math"),
     "sdpa.cudnn": _sdp("cudnn"),
+    **{FP32_PRECISION_FLAG + key: _fp32_precision(key) for key in FP32_PRECISION_KEYS},
 }
 # Set together through torch.use_deterministic_algorithms(mode, warn_only=...).
 DETERMINISM_FLAGS = ("deterministic.algorithms", "deterministic.warn_only")
@@ -124,6 +148,10 @@ def _is_precision(value: Any) -> bool:
     return value in ("highest", "high", "medium")
 
 
+def _is_fp32_precision(value: Any) -> bool:
+    return value in FP32_PRECISION_VALUES
+
+
 # What each flag's value must be; anything else is refused before any setter sees it.
 FLAG_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
     name: (_is_bool, "true or false") for name in (*TORCH_FLAGS, *DETERMINISM_FLAGS)
@@ -134,6 +162,10 @@ FLAG_VALUES.update(
         "num_interop_threads": (_is_thread_count, f"an integer 1..{MAX_THREADS}"),
         "default_dtype": (_is_dtype, "one of torch." + ", torch.".join(sorted(DTYPE_NAMES))),
         "matmul.float32_matmul_precision": (_is_precision, "highest, high or medium"),
+        **{
+            FP32_PRECISION_FLAG + key: (_is_fp32_precision, "ieee, tf32, bf16 or none")
+            for key in FP32_PRECISION_KEYS
+        },
     }
 )
 
@@ -211,9 +243,9 @@ def _seed_torch(torch: Any, seed: dict[str, Any]) -> str:
 def apply_torch(torch: Any, flags: dict[str, Any], seed: dict[str, Any] | None) -> dict[str, str]:
     """Apply recorded flags (and the torch seeds) to an imported torch; name -> outcome."""
     outcome: dict[str, str] = {}
-    for name, value in flags.items():
-        if name in TORCH_FLAGS:
-            outcome[name] = _set_one(torch, name, value)
+    for name in TORCH_FLAGS:  # in TORCH_FLAGS' order, whatever the config's
+        if name in flags:
+            outcome[name] = _set_one(torch, name, flags[name])
     if any(name in flags for name in DETERMINISM_FLAGS):
         status = _set_determinism(torch, flags)
         outcome.update({name: status for name in DETERMINISM_FLAGS if name in flags})

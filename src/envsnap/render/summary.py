@@ -6,11 +6,14 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from envsnap.manifest.effective import CPU_OPS, OpPrecision, op_precision
 from envsnap.manifest.lean import LeanManifest
 from envsnap.manifest.model import Manifest
 from envsnap.manifest.sections import SECTION_MODELS
 from envsnap.render.console import render_to_text
 from envsnap.render.escape import terminal_text
+
+_REDUCED = ("bf16", "tf32")
 
 
 def _v(value: object) -> str:
@@ -18,9 +21,12 @@ def _v(value: object) -> str:
     return "?" if value is None else str(value)
 
 
-def _section_line(name: str, section: Any, installed: int | None = None) -> str:
+def _section_line(name: str, section: Any, installed: int | None = None, system: Any = None) -> str:
     """One line of the most telling facts per section; unknown sections show their size.
-    `installed` counts the packages when the section's own map was left empty (a lean read)."""
+    `installed` counts the packages when the section's own map was left empty (a lean read);
+    `system` is the system section, whose CPU decides the torch line's CPU precision."""
+    if name == "torch":
+        return _torch(section, system)
     if name == "code":
         state = {True: "dirty", False: "clean", None: "dirty state unknown"}[section.dirty]
         where = section.branch or "detached HEAD"
@@ -79,13 +85,37 @@ def _torch_build(section: Any) -> str:
     return f"torch {section.torch_version} ({_v(section.torch_build)})"
 
 
-def _torch(section: Any) -> str:
+def _torch(section: Any, system: Any = None) -> str:
     return (
         f"cudnn deterministic={_v(section.cudnn.deterministic)} "
         f"benchmark={_v(section.cudnn.benchmark)}; "
         f"deterministic algorithms={_v(section.deterministic.algorithms)}; "
-        f"fp32 matmul as TF32: {_v(section.effective.matmul_fp32.tf32)}"
+        f"fp32 matmul as TF32: {_v(section.effective.matmul_fp32.tf32)}; "
+        f"{_cpu_fp32(section, system)}"
     )
+
+
+def _cpu_fp32(section: Any, system: Any) -> str:
+    """'fp32 on cpu: matmul bf16 (mkldnn), conv ieee (mkldnn)', from `op_precision`, the fact
+    the differ, the audit and bisect read. A mode asked for but not run says why."""
+    doc = {
+        "torch": section.model_dump(mode="json"),
+        "system": None if system is None else system.model_dump(mode="json"),
+    }
+    answers = [op_precision(doc, "cpu", op) for op in CPU_OPS]
+    shown = [
+        _op_fp32(answer) for answer in answers if answer.op != "rnn" or answer.requested in _REDUCED
+    ]
+    return "fp32 on cpu: " + ", ".join(shown)
+
+
+def _op_fp32(answer: OpPrecision) -> str:
+    if answer.precision is None:
+        return f"{answer.op} ? [{answer.reason}]"
+    text = f"{answer.op} {answer.precision} ({answer.backend})"
+    if answer.requested in _REDUCED and answer.precision != answer.requested:
+        return f"{text} [{answer.reason}]"  # asked for, not run: no kernels, oneDNN off
+    return text + (f" [inferred from {answer.inferred}]" if answer.inferred else "")
 
 
 def _precision(section: Any) -> str:
@@ -139,7 +169,6 @@ def _probe(section: Any) -> str:
 _RUN_SECTIONS: dict[str, Callable[[Any], str]] = {
     "gpu": _gpu,
     "cuda_stack": _cuda_stack,
-    "torch": _torch,
     "precision": _precision,
     "parallel": _parallel,
     "data": _data,
@@ -171,7 +200,7 @@ def section_rows(
         section = getattr(model, name)
         record = model.collectors.get(name)
         if section is not None:
-            summary = _section_line(name, section, installed)
+            summary = _section_line(name, section, installed, model.system)
             if section.unknown:
                 summary += f"  [unknown: {', '.join(sorted(section.unknown))}]"
             rows.append((name, "ok", summary))
