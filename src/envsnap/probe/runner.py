@@ -34,12 +34,13 @@ def run_probe(devices: Sequence[str] | None = None) -> dict[str, object]:
 
     A few milliseconds of fixed computations on fixed inputs; the record holds a digest of each
     output's bits, its error against a float64 CPU reference, and whether a second run gave the
-    same bits. The ops run under the job's settings (thread count, TF32, precision flags), with
-    autograd and autocast off: the probe fingerprints the stack, not the region it is called in.
+    same bits. The ops run under the job's settings (TF32, precision flags), with autograd and
+    autocast off: the probe fingerprints the stack, not the region it is called in. They run at
+    one CPU thread, except the one that measures the job's thread count (see `suite.Context`).
     Runs on a GPU start CUDA if the job has not.
 
-    While it runs it briefly sets the process-wide thread count to 1 and records warnings
-    (process-wide too): call it where no other thread is running torch work.
+    While it runs it sets the process-wide thread count to 1 and records warnings (process-wide
+    too): call it where no other thread is running torch work.
     """
     started = time.perf_counter()
     try:
@@ -67,8 +68,10 @@ def run_probe(devices: Sequence[str] | None = None) -> dict[str, object]:
                 except Exception:  # noqa: S112 - no autocast for this device type: nothing to disable
                     continue
             cache = _Cache(torch)
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)  # see suite.Context; the job's count comes back in restore
             for name in plan:
-                records[name] = _run_device(torch, name, cache, caught)
+                records[name] = _run_device(torch, name, threads, cache, caught)
     except Exception as exc:  # outside any one device: record it on those not yet run
         for name in plan:
             records[name] = records[name] or _failed(_describe(exc))
@@ -138,9 +141,13 @@ def _check(torch: Any, requested: str) -> tuple[str, str | None]:
     return str(device), None
 
 
-def _run_device(torch: Any, name: str, cache: _Cache, caught: list[Any]) -> dict[str, object]:
+def _run_device(
+    torch: Any, name: str, threads: int, cache: _Cache, caught: list[Any]
+) -> dict[str, object]:
     started = time.perf_counter()
-    ctx = suite.Context(torch=torch, device=name, device_type=torch.device(name).type)
+    ctx = suite.Context(
+        torch=torch, device=name, device_type=torch.device(name).type, threads=threads
+    )
     try:
         label, capability = _describe_device(torch, ctx)
         ops = {op.name: _run_op(op, ctx, cache, caught) for op in suite.OPS}
@@ -152,7 +159,7 @@ def _run_device(torch: Any, name: str, cache: _Cache, caught: list[Any]) -> dict
         "reason": None,
         "name": label,
         "capability": capability,
-        "threads": torch.get_num_threads(),
+        "threads": threads,
         "elapsed_ms": _ms(started),
         "ops": ops,
     }
@@ -175,16 +182,12 @@ def _run_op(
         if why is not None:
             record.update(status="unsupported", reason=why)
             return record
-        with _single_thread(ctx.torch):  # exact elementwise work: same bits at any count
-            cpu_inputs = cache.inputs(op)
-        inputs = tuple(tensor.to(ctx.device) for tensor in cpu_inputs)
-        output = op.run(ctx, inputs)
-        digest = bits_digest(output)
-        again = bits_digest(op.run(ctx, inputs))  # same inputs: differing bits = nondeterminism
-        error = None
-        if op.ref is not None:
-            with _single_thread(ctx.torch):
-                error = max_rel_error(output, cache.reference(op))
+        inputs = tuple(tensor.to(ctx.device) for tensor in cache.inputs(op))
+        with _job_threads(ctx, op.job_threads):
+            output = op.run(ctx, inputs)
+            digest = bits_digest(output)
+            again = bits_digest(op.run(ctx, inputs))  # same inputs: other bits = nondeterminism
+        error = None if op.ref is None else max_rel_error(output, cache.reference(op))
         record.update(digest=digest, max_rel_error=error, repeat_equal=digest == again)
     except Exception as exc:
         unsupported = isinstance(exc, NotImplementedError) or any(
@@ -201,25 +204,28 @@ def _run_op(
 class _Cache:
     """Inputs and references for one `run_probe` call, shared by every device.
 
-    Ops with the same builder and seed share inputs (the SDPA, atomics and thread ops).
+    Ops with the same builder and offset share inputs (the SDPA, atomics and thread ops).
     Nothing outlives the call: a few MB, freed when the probe returns.
     """
 
     def __init__(self, torch: Any) -> None:
         self.torch = torch
+        self._pool: Any = None
         self._inputs: dict[tuple[Any, int], suite.Inputs] = {}
         self._references: dict[tuple[Any, int, Any], Any] = {}
 
     def inputs(self, op: suite.Op) -> suite.Inputs:
-        key = (op.inputs, op.seed)
+        key = (op.inputs, op.offset)
         if key not in self._inputs:
-            self._inputs[key] = suite.make_inputs(self.torch, op)
+            if self._pool is None:
+                self._pool = suite.make_pool(self.torch)
+            self._inputs[key] = suite.make_inputs(self.torch, op, self._pool)
         return self._inputs[key]
 
     def reference(self, op: suite.Op) -> Any:
-        """`op.ref` on the inputs in float64, at one thread so its bits do not follow the job's
-        thread count (the error is rounded anyway)."""
-        key = (op.inputs, op.seed, op.ref)  # the four SDPA ops share one
+        """`op.ref` on the inputs in float64 (at one thread, as every op but the job-thread
+        ones: its bits do not follow the job's thread count)."""
+        key = (op.inputs, op.offset, op.ref)  # the four SDPA ops share one
         if key not in self._references:
             assert op.ref is not None  # noqa: S101 - only called for ops with a reference
             wide = tuple(x.double() if x.is_floating_point() else x for x in self.inputs(op))
@@ -228,18 +234,17 @@ class _Cache:
 
 
 @contextmanager
-def _single_thread(torch: Any) -> Iterator[None]:
-    # Inputs, references and errors are bookkeeping: at one thread they cost no thread wake-ups
-    # (which dominate on a loaded machine), and the references' bits do not follow the job's
-    # thread count.
-    saved = torch.get_num_threads()
-    if saved != 1:
-        torch.set_num_threads(1)
+def _job_threads(ctx: suite.Context, wanted: bool) -> Iterator[None]:
+    """The job's thread count for an op that asks for it; every other op keeps one thread."""
+    torch = ctx.torch
+    if not wanted or ctx.threads == 1:
+        yield
+        return
+    torch.set_num_threads(ctx.threads)
     try:
         yield
     finally:
-        if saved != 1:
-            torch.set_num_threads(saved)
+        torch.set_num_threads(1)
 
 
 def _describe_device(torch: Any, ctx: suite.Context) -> tuple[str, str | None]:

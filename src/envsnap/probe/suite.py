@@ -1,16 +1,17 @@
 """The fixed list of probe operations, their inputs and their float64 references.
 
-Every input comes from `torch.randint` on the CPU with a private generator and a fixed seed:
-integers in [-2**23, 2**23), drawn straight into float32 and scaled by 2**-23 into [-1, 1).
-Integer draws, their conversion and a power-of-two scale are exact, and no CPU-specific
-vectorised code (as in `randn`'s Box-Muller) touches them: the bits are the same on every
-machine, and any difference in an output comes from the operation under test. Casts to bf16/fp16
-round correctly, so they are the same everywhere too. randint rather than rand: as exact and a
-third faster; and one buffer per input, scaled in place, because on the CPU the page faults of
-fresh buffers cost more than the arithmetic.
+Every input is a slice of one pool of draws made once per probe call: `torch.randint` on the CPU
+with a private generator and a fixed seed, integers in [-2**23, 2**23) drawn straight into
+float32 and scaled by 2**-23 into [-1, 1). Integer draws, their conversion and a power-of-two
+scale are exact, and no CPU-specific vectorised code (as in `randn`'s Box-Muller) touches them:
+the bits are the same on every machine, and any difference in an output comes from the
+operation under test. Casts to bf16/fp16 round correctly, so they are the same everywhere too.
+One pool rather than one draw per input: drawing costs more than the ops it feeds (a third of
+a first call went to it), and slices of the pool are views, so most inputs cost nothing. Each op
+reads the pool from its own offset, so ops do not all see the same leading values.
 
-Change any op, shape, seed or dtype here and bump `PROBE_SUITE`: manifests with different suite
-strings are not comparable.
+Change any op, shape, offset or dtype here and bump `PROBE_SUITE`: manifests with different
+suite strings are not comparable.
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-PROBE_SUITE = "envsnap-probe/1"
+PROBE_SUITE = "envsnap-probe/2"
 
+POOL_SEED = 20240601
 #: torch's CPU reductions split a full reduction among threads in chunks of at least this many
 #: elements (at::internal::GRAIN_SIZE), so the thread ops need several chunks' worth of input.
 _GRAIN = 32768
 _THREADS_N = 8 * _GRAIN  # 2**18: 1..8 threads split it 8 ways; 9 or more split it like 8
+POOL_SIZE = _THREADS_N  # the largest single input
 
 Tensor = Any  # torch is imported lazily and untyped for mypy
 Inputs = tuple[Tensor, ...]
@@ -33,19 +36,25 @@ Inputs = tuple[Tensor, ...]
 
 @dataclass(frozen=True)
 class Context:
-    """What an op needs to know about where it runs."""
+    """What an op needs to know about where it runs.
+
+    Every op runs at one CPU thread except those marked `job_threads`, which run at the job's
+    count (`threads`): the thread count then shows in the threads family alone, and the probe
+    pays no thread wake-ups for the rest.
+    """
 
     torch: Any
     device: str  # "cpu", "cuda:0", ...
     device_type: str  # "cpu", "cuda", ...
+    threads: int = 1  # the job's CPU thread count
 
 
 @dataclass(frozen=True)
 class Op:
     """One probe operation.
 
-    `inputs` builds CPU tensors from a generator seeded with `seed`; the runner moves them to the
-    device. `run` must not modify its inputs (it runs twice on the same ones). `ref` computes the
+    `inputs` builds CPU tensors from the pool's draws, read from `offset` on; the runner moves
+    them to the device. `run` must not modify its inputs (it runs twice on the same ones). `ref` computes the
     float64 CPU reference from the same inputs cast to float64; None for RNG ops, whose output is
     not an approximation of anything. `unsupported` returns a reason when the op cannot run on
     this device, before trying.
@@ -53,90 +62,107 @@ class Op:
 
     name: str
     family: str
-    seed: int
-    inputs: Callable[[Any, Any], Inputs]
+    offset: int
+    inputs: Callable[[Any, Draws], Inputs]
     run: Callable[[Context, Inputs], Tensor]
     ref: Callable[[Any, Inputs], Tensor] | None
     unsupported: Callable[[Context], str | None] | None = None
+    job_threads: bool = False
 
 
-def uniform(torch: Any, generator: Any, *shape: int, dtype: Any = None) -> Tensor:
-    """Exact, machine-independent values in [-1, 1) (see the module docstring)."""
-    values = _draws(torch, generator, shape).mul_(2**-23)
-    return values if dtype is None else values.to(dtype)
-
-
-def _draws(torch: Any, generator: Any, shape: tuple[int, ...]) -> Tensor:
-    return torch.randint(
-        -(2**23), 2**23, shape, generator=generator, dtype=torch.float32, device="cpu"
-    )
-
-
-def make_inputs(torch: Any, op: Op) -> Inputs:
-    """The CPU inputs of `op`, from its own generator: the same bits whatever the job set."""
+def make_pool(torch: Any) -> Tensor:
+    """The draws every input is sliced from: exact values in [-1, 1) (see the module docstring)."""
     generator = torch.Generator(device="cpu")
-    generator.manual_seed(op.seed)
-    return op.inputs(torch, generator)
+    generator.manual_seed(POOL_SEED)
+    draws = torch.randint(
+        -(2**23), 2**23, (POOL_SIZE,), generator=generator, dtype=torch.float32, device="cpu"
+    )
+    return draws.mul_(2**-23)
+
+
+class Draws:
+    """Consecutive values of the pool from an op's offset on, wrapping round at its end."""
+
+    def __init__(self, torch: Any, pool: Tensor, offset: int) -> None:
+        self.torch = torch
+        self._pool = pool
+        self._at = offset % POOL_SIZE
+
+    def take(self, *shape: int, dtype: Any = None) -> Tensor:
+        """A tensor of `shape` (a view of the pool for float32; never to be written)."""
+        count = math.prod(shape)
+        if self._at + count > POOL_SIZE:
+            self._at = 0
+        values = self._pool[self._at : self._at + count].view(shape)
+        self._at += count
+        return values if dtype is None else values.to(dtype)
+
+
+def make_inputs(torch: Any, op: Op, pool: Tensor) -> Inputs:
+    """The CPU inputs of `op`: the same bits whatever the job set."""
+    return op.inputs(torch, Draws(torch, pool, op.offset))
 
 
 # Inputs ------------------------------------------------------------------------------------------
 
 
-def _pair(m: int, k: int, n: int, dtype: str = "float32") -> Callable[[Any, Any], Inputs]:
-    def build(torch: Any, g: Any) -> Inputs:
+def _pair(m: int, k: int, n: int, dtype: str = "float32") -> Callable[[Any, Draws], Inputs]:
+    def build(torch: Any, d: Draws) -> Inputs:
         kind = getattr(torch, dtype)
-        return uniform(torch, g, m, k, dtype=kind), uniform(torch, g, k, n, dtype=kind)
+        return d.take(m, k, dtype=kind), d.take(k, n, dtype=kind)
 
     return build
 
 
-def _batched(torch: Any, g: Any) -> Inputs:
-    return uniform(torch, g, 8, 64, 64), uniform(torch, g, 8, 64, 64)
+def _batched(torch: Any, d: Draws) -> Inputs:
+    return d.take(8, 64, 64), d.take(8, 64, 64)
 
 
-def _conv(torch: Any, g: Any) -> Inputs:
-    return uniform(torch, g, 2, 16, 24, 24), uniform(torch, g, 32, 16, 3, 3), uniform(torch, g, 32)
+def _conv(torch: Any, d: Draws) -> Inputs:
+    return d.take(1, 16, 16, 16), d.take(32, 16, 3, 3), d.take(32)
 
 
-def _matrix(rows: int, cols: int) -> Callable[[Any, Any], Inputs]:
-    return lambda torch, g: (uniform(torch, g, rows, cols),)
+def _matrix(rows: int, cols: int) -> Callable[[Any, Draws], Inputs]:
+    return lambda torch, d: (d.take(rows, cols),)
 
 
 _reduction_inputs = _matrix(128, 1024)  # one builder: the two reduction ops share their input
 
 
-def _layer_norm_inputs(torch: Any, g: Any) -> Inputs:
-    return uniform(torch, g, 64, 512), uniform(torch, g, 512), uniform(torch, g, 512)
+def _layer_norm_inputs(torch: Any, d: Draws) -> Inputs:
+    return d.take(64, 512), d.take(512), d.take(512)
 
 
-def _qkv(torch: Any, g: Any) -> Inputs:
+def _qkv(torch: Any, d: Draws) -> Inputs:
     # fp16: the one dtype every SDPA backend takes on every CUDA GPU (flash and cuDNN refuse
     # fp32, older GPUs lack bf16), and the CPU runs it too.
-    return tuple(uniform(torch, g, 1, 4, 64, 64, dtype=torch.float16) for _ in range(3))
+    return tuple(d.take(1, 4, 64, 64, dtype=torch.float16) for _ in range(3))
 
 
-def _scatter_inputs(torch: Any, g: Any) -> Inputs:
+def _scatter_inputs(torch: Any, d: Draws) -> Inputs:
     # Many more sources than slots: on a GPU each slot takes ~64 atomic adds in arrival order.
-    index = torch.randint(0, 512, (32768,), generator=g, device="cpu")
-    return index, uniform(torch, g, 32768)
+    # The slots come from the draws' integers (exact: value * 2**23), taken modulo 512.
+    index = d.take(32768).mul(2**23).to(torch.int64).remainder_(512)
+    return index, d.take(32768)
 
 
-def _no_inputs(torch: Any, g: Any) -> Inputs:
+def _no_inputs(torch: Any, d: Draws) -> Inputs:
     return ()
 
 
-def _ones(torch: Any, g: Any) -> Inputs:
+def _ones(torch: Any, d: Draws) -> Inputs:
     return (torch.ones(4096, dtype=torch.float32, device="cpu"),)
 
 
-def _centered(torch: Any, g: Any) -> Inputs:
+def _centered(torch: Any, d: Draws) -> Inputs:
     # Centred so the exact sum is ~0 and the float32 result is mostly rounding error, which
     # depends on how the elements are grouped: an uncentred sum of 2**18 values often rounds to
-    # the same float for two groupings. Centred on the integers: their float64 sum is exact in
-    # any order (< 2**42), so the offset, and every value, is the same everywhere.
-    draws = _draws(torch, g, (_THREADS_N,))
-    offset = round(float(draws.sum(dtype=torch.float64)) / _THREADS_N)
-    return (draws.sub_(offset).mul_(2**-23),)
+    # the same float for two groupings. Centred on the integers (value * 2**23, exact): their
+    # float64 sum is exact in any order (< 2**42), so the shift, and every value, is the same
+    # everywhere.
+    integers = d.take(_THREADS_N).mul(2**23)  # a copy: the pool is not written
+    shift = round(float(integers.sum(dtype=torch.float64)) / _THREADS_N)
+    return (integers.sub_(shift).mul_(2**-23),)
 
 
 # Runs --------------------------------------------------------------------------------------------
@@ -296,19 +322,9 @@ def _dropout_supported(ctx: Context) -> str | None:
     return f"no global generator handled for device type {ctx.device_type}"
 
 
-def _sum_threads_1(ctx: Context, x: Inputs) -> Tensor:
+def _two_sums(ctx: Context, x: Inputs) -> Tensor:
     # Two sums, the second shifted by one element: a grouping that happens to round like another
     # for one sum rarely does for both (measured: 1 vs 2 threads differed for all 30 seeds tried).
-    torch = ctx.torch
-    saved = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return torch.stack([x[0].sum(), x[0][1:].sum()])
-    finally:
-        torch.set_num_threads(saved)
-
-
-def _sum_threads_n(ctx: Context, x: Inputs) -> Tensor:
     return ctx.torch.stack([x[0].sum(), x[0][1:].sum()])
 
 
@@ -334,34 +350,39 @@ def _bf16_supported(ctx: Context) -> str | None:
     return None if supported else "this GPU has no native bf16"
 
 
+def _at(slot: int) -> int:
+    """An op's offset into the pool: slots 16384 draws apart."""
+    return slot * 16384
+
+
 OPS: tuple[Op, ...] = (
-    Op("matmul_fp32_square", "matmul_fp32", 1, _pair(128, 128, 128), _matmul, _ref_matmul),
+    Op("matmul_fp32_square", "matmul_fp32", _at(1), _pair(128, 128, 128), _matmul, _ref_matmul),
     # Long K and small M, N: few output tiles, so cuBLAS splits K across blocks and adds the
     # partial sums (split-K); its choice, and TF32, show up here first.
-    Op("matmul_fp32_splitk", "matmul_fp32", 2, _pair(64, 2048, 64), _matmul, _ref_matmul),
-    Op("matmul_fp32_batched", "matmul_fp32", 3, _batched, _bmm, _ref_bmm),
+    Op("matmul_fp32_splitk", "matmul_fp32", _at(2), _pair(64, 2048, 64), _matmul, _ref_matmul),
+    Op("matmul_fp32_batched", "matmul_fp32", _at(3), _batched, _bmm, _ref_bmm),
     Op(
         "matmul_bf16",
         "matmul_bf16",
-        4,
-        _pair(64, 256, 64, "bfloat16"),
+        _at(4),
+        _pair(32, 256, 32, "bfloat16"),
         _matmul,
         _ref_matmul,
         _bf16_supported,
     ),
-    Op("matmul_fp16", "matmul_fp16", 5, _pair(64, 256, 64, "float16"), _matmul, _ref_matmul),
-    Op("conv2d_fp32", "conv2d_fp32", 6, _conv, _conv2d, _ref_conv2d),
+    Op("matmul_fp16", "matmul_fp16", _at(5), _pair(32, 256, 32, "float16"), _matmul, _ref_matmul),
+    Op("conv2d_fp32", "conv2d_fp32", _at(6), _conv, _conv2d, _ref_conv2d),
     # Column sums and row means: the kernels' vector width and accumulation order, not threads
     # (torch splits these among threads by output, so every output keeps its order).
-    Op("reduction_sum", "reduction", 7, _reduction_inputs, _sum_dim0, _ref_sum_dim0),
-    Op("reduction_mean", "reduction", 7, _reduction_inputs, _mean_dim1, _ref_mean_dim1),
-    Op("softmax", "softmax", 9, _matrix(64, 512), _softmax, _ref_softmax),
-    Op("layer_norm", "layer_norm", 10, _layer_norm_inputs, _layer_norm, _ref_layer_norm),
+    Op("reduction_sum", "reduction", _at(7), _reduction_inputs, _sum_dim0, _ref_sum_dim0),
+    Op("reduction_mean", "reduction", _at(7), _reduction_inputs, _mean_dim1, _ref_mean_dim1),
+    Op("softmax", "softmax", _at(9), _matrix(64, 512), _softmax, _ref_softmax),
+    Op("layer_norm", "layer_norm", _at(10), _layer_norm_inputs, _layer_norm, _ref_layer_norm),
     *(
         Op(
             f"sdpa_{short}",
             f"sdpa_{short}",
-            11,
+            _at(11),
             _qkv,
             _sdpa(backend),
             _ref_sdpa,
@@ -375,13 +396,22 @@ OPS: tuple[Op, ...] = (
         )
     ),
     # On a GPU these add with atomics in arrival order: repeat_equal false is the evidence.
-    Op("index_add", "atomics", 12, _scatter_inputs, _index_add, _ref_index_add),
-    Op("scatter_add", "atomics", 12, _scatter_inputs, _scatter_add, _ref_scatter_add),
-    Op("rng_randn", "rng", 0, _no_inputs, _randn, None),
-    Op("rng_rand", "rng", 0, _no_inputs, _rand, None),
-    Op("rng_dropout", "rng", 0, _ones, _dropout, None, _dropout_supported),
+    Op("index_add", "atomics", _at(12), _scatter_inputs, _index_add, _ref_index_add),
+    Op("scatter_add", "atomics", _at(12), _scatter_inputs, _scatter_add, _ref_scatter_add),
+    Op("rng_randn", "rng", _at(0), _no_inputs, _randn, None),
+    Op("rng_rand", "rng", _at(0), _no_inputs, _rand, None),
+    Op("rng_dropout", "rng", _at(0), _ones, _dropout, None, _dropout_supported),
     # The same full sum at one thread and at the job's count: the first isolates the kernel,
     # the second adds how the job's thread count groups the partial sums.
-    Op("sum_threads_1", "threads", 14, _centered, _sum_threads_1, _ref_two_sums, _cpu_only),
-    Op("sum_threads_n", "threads", 14, _centered, _sum_threads_n, _ref_two_sums, _cpu_only),
+    Op("sum_threads_1", "threads", _at(14), _centered, _two_sums, _ref_two_sums, _cpu_only),
+    Op(
+        "sum_threads_n",
+        "threads",
+        _at(14),
+        _centered,
+        _two_sums,
+        _ref_two_sums,
+        _cpu_only,
+        job_threads=True,
+    ),
 )

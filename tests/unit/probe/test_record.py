@@ -26,7 +26,7 @@ def record() -> dict[str, Any]:
 
 def test_the_record_is_plain_json_in_the_documented_shape(record: dict[str, Any]) -> None:
     assert list(record) == ["suite", "torch", "elapsed_ms", "devices"]
-    assert record["suite"] == PROBE_SUITE == "envsnap-probe/1"
+    assert record["suite"] == PROBE_SUITE == "envsnap-probe/2"
     assert record["torch"] == torch.__version__
     assert json.loads(json.dumps(record)) == record
     assert list(record["devices"]) == ["cpu"]  # no GPU here: None means cpu alone

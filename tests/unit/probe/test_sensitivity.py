@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -21,18 +22,41 @@ def cpu_probe() -> dict[str, Any]:
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two CPUs to run two threads")
-def test_the_thread_count_changes_sum_threads_n_but_not_sum_threads_1() -> None:
+def test_the_thread_count_changes_sum_threads_n_and_no_other_op() -> None:
     torch.set_num_threads(1)
     one = cpu_probe()
     torch.set_num_threads(2)
     two = cpu_probe()
     assert one["sum_threads_n"]["digest"] == one["sum_threads_1"]["digest"]
     assert two["sum_threads_n"]["digest"] != one["sum_threads_n"]["digest"]
-    assert two["sum_threads_1"]["digest"] == one["sum_threads_1"]["digest"]
+    # Every other op runs at one thread: the job's count shows in the threads family alone.
+    others = [name for name in one if name != "sum_threads_n"]
+    assert [two[name]["digest"] for name in others] == [one[name]["digest"] for name in others]
+
+
+def test_only_the_job_thread_op_runs_at_the_job_s_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: dict[str, int] = {}
+
+    def spied(op: suite.Op) -> suite.Op:
+        def spy(ctx: suite.Context, x: Any) -> Any:
+            seen[op.name] = torch.get_num_threads()
+            return op.run(ctx, x)
+
+        return dataclasses.replace(op, run=spy)
+
+    monkeypatch.setattr(suite, "OPS", tuple(spied(op) for op in suite.OPS))
+    torch.set_num_threads(2)
+    run_probe(["cpu"])
+    assert seen.pop("sum_threads_n") == 2
+    assert set(seen.values()) == {1}
+    assert torch.get_num_threads() == 2
 
 
 def input_digests() -> dict[str, list[str]]:
-    return {op.name: [bits_digest(x) for x in suite.make_inputs(torch, op)] for op in suite.OPS}
+    pool = suite.make_pool(torch)
+    return {
+        op.name: [bits_digest(x) for x in suite.make_inputs(torch, op, pool)] for op in suite.OPS
+    }
 
 
 def test_the_job_default_dtype_and_matmul_precision_do_not_change_the_inputs() -> None:
@@ -49,11 +73,36 @@ def test_the_job_default_dtype_and_matmul_precision_do_not_change_the_inputs() -
 
 def test_inputs_are_exact_multiples_of_2_to_the_minus_23_in_the_unit_interval() -> None:
     # What makes them machine-independent (see suite's docstring).
-    square = suite.OPS[0]
-    for x in suite.make_inputs(torch, square):
-        scaled = x.double() * 2**23
-        assert torch.equal(scaled, scaled.round())
-        assert x.min() >= -1 and x.max() < 1
+    pool = suite.make_pool(torch)
+    for op in suite.OPS:
+        for x in suite.make_inputs(torch, op, pool):
+            if not x.is_floating_point():
+                continue
+            scaled = x.double() * 2**23
+            assert torch.equal(scaled, scaled.round()), op.name
+            if op.family in ("threads", "rng"):  # centred by the draws' mean; ones
+                continue
+            low, high = float(x.min()), float(x.max())
+            # fp16/bf16 round to nearest, so 1 - 2**-23 may become 1.
+            assert low >= -1 and (high < 1 if x.dtype == torch.float32 else high <= 1), op.name
+
+
+def test_each_op_reads_the_pool_from_its_own_offset_and_never_writes_it() -> None:
+    pool = suite.make_pool(torch)
+    before = bits_digest(pool)
+    firsts = {}
+    for op in suite.OPS:
+        inputs = suite.make_inputs(torch, op, pool)
+        floats = [x for x in inputs if x.is_floating_point()]
+        if floats:
+            firsts[(op.inputs, op.offset)] = bits_digest(floats[0].flatten()[:64])
+    # Ops sharing a builder and offset share inputs; every other op starts somewhere else.
+    assert len(set(firsts.values())) == len(firsts)
+    index = suite.make_inputs(torch, next(op for op in suite.OPS if op.name == "index_add"), pool)
+    assert index[0].dtype == torch.int64 and 0 <= int(index[0].min()) <= int(index[0].max()) < 512
+    run_probe(["cpu"])
+    assert bits_digest(suite.make_pool(torch)) == before
+    assert bits_digest(pool) == before
 
 
 def _bf16_matmul_supported() -> bool:

@@ -29,7 +29,7 @@ def test_show_summarises_the_probe_and_names_a_nondeterministic_op(  # type: ign
     path = FIXTURES / "probe" / "torch-versions" / "torch-2.13.0+cpu.json"
     result = run_cli("show", str(path))
     assert result.code == 0, result.err
-    assert "envsnap-probe/1: cpu 19/21 ops in" in result.out
+    assert "envsnap-probe/2: cpu 19/21 ops in" in result.out
     document = json.loads(path.read_text())
     document["probe"]["devices"]["cpu"]["ops"]["index_add"]["repeat_equal"] = False
     changed = tmp_path / "changed.json"

@@ -59,7 +59,7 @@ class ProbeSection(Section):
     """The numerics probe: per device, the digest, error and repeatability of each op."""
 
     suite: str = Field(
-        description="Suite id (envsnap-probe/1): digests compare only between equal suites."
+        description="Suite id (envsnap-probe/2): digests compare only between equal suites."
     )
     torch: str | None = Field(default=None, description="torch.__version__ that ran it.")
     elapsed_ms: float | None = Field(default=None, description="Time the whole probe took.")
