@@ -23,7 +23,7 @@ TOP_KEYS = frozenset(
 LABEL_KEYS = frozenset({"mechanism", "category", "rules", "written"})
 CATEGORIES = ("hardware", "cuda-stack", "software", "job")
 ROUTES = ("imported", "capture", "nvml")
-CAPTURE_KEYS = frozenset({"env", "job", "packages", "repo", "data"})
+CAPTURE_KEYS = frozenset({"env", "job", "packages", "repo", "data", "torch"})
 NVML_KEYS = CAPTURE_KEYS | {"gpus", "driver", "cuda_driver", "cuda_libs", "device"}
 # job key -> the types its value may have (None: null allowed).
 JOB_TYPES: dict[str, tuple[type | None, ...]] = {
@@ -57,6 +57,7 @@ LOADER_TYPES: dict[str, tuple[type | None, ...]] = {
     "generator_seed": (int, None),
 }
 LOADER_NAMES = frozenset({"train", "eval"})
+_TORCH_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\+[a-z0-9.]+)?")
 DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 MATMUL_PRECISIONS = frozenset({"highest", "high", "medium"})
 # Distributions the job itself imports: a planted copy would state a version the job never ran.
@@ -210,6 +211,9 @@ def _capture(spec: dict[str, Any], keys: frozenset[str] = CAPTURE_KEYS) -> list[
         isinstance(k, str) and _FILE_NAME.match(k) and isinstance(v, str) for k, v in data.items()
     ):
         found.append("data is an object of file name -> content tag")
+    torch = spec.get("torch")
+    if torch is not None and not (isinstance(torch, str) and _TORCH_RELEASE.fullmatch(torch)):
+        found.append("torch is the torch.__version__ of the venv the side runs in ('2.9.1+cu128')")
     return found
 
 

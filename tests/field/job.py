@@ -153,13 +153,12 @@ def main() -> int:
         parallel["dp_size"] = job["world_size"]
     if "loss_normalization" in job:
         parallel["loss_normalization"] = job["loss_normalization"]
-    # One DataLoader reaches the in-job API (dataloader=); a second named loader is run but
-    # cannot be captured until the API takes several.
+    # The train loader alone as the API's single loader; named loaders when the job has several.
     envsnap.capture(
         spec["out"],
         model=model,
         optimizer=optimizer,
-        dataloader=train,
+        dataloader=loaders if len(loaders) > 1 else train,
         seeds=seeds,
         precision=precision,
         parallel=parallel,

@@ -23,7 +23,7 @@ from tests.field.split import Half, half
 # measured on 2026-12-03 (docs/field.md), so that a change that loses a case fails here.
 FLOOR: dict[tuple[Half, Target], tuple[int, int]] = {
     ("dev", "close"): (38, 43),
-    ("eval", "close"): (35, 43),
+    ("eval", "close"): (35, 44),
 }
 CASE_FILES = sorted(CASES_DIR.glob("*.json"))
 

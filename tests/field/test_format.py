@@ -55,3 +55,11 @@ def test_sides_hold_only_what_their_route_can() -> None:
     assert any(
         "unknown keys for this route: cuda_libs, driver, gpus" in p for p in problems(capture)
     )
+
+
+def test_a_side_s_torch_is_a_release_string() -> None:
+    good = case(NVML, route="capture", a={"torch": "2.9.1+cu128"}, b={"torch": "2.13.0"})
+    assert problems(good) == []
+    for bad in ("latest", 2.9, "2.9"):
+        found = problems(case(NVML, route="capture", a={"torch": bad}, b={}))
+        assert any("torch is the torch.__version__" in p for p in found), (bad, found)

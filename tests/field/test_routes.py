@@ -172,3 +172,45 @@ def test_stored_captures_are_read_back_and_checked_for_staleness(
     edited = copy.deepcopy(NVML)
     edited["b"]["job"]["threads"] = 2
     assert not current(edited, 0, tmp_path)
+
+
+def _fake_venv(root: Path, release: str) -> Path:
+    """A venv-shaped folder whose python answers `release` to the route's torch question."""
+    python = root / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f"#!/bin/sh\necho '{release}'\n", encoding="utf-8")
+    python.chmod(0o755)
+    return root
+
+
+def test_a_side_naming_a_torch_release_runs_in_the_venv_holding_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.field.routes import capture as route
+
+    other = _fake_venv(tmp_path / "other", "9.8.0+cpu")
+    wanted = _fake_venv(tmp_path / "wanted", "9.9.0+cu999")
+    monkeypatch.setenv(route.TORCH_VENVS, f"{other}:{wanted}")
+    route.torch_venv.cache_clear()
+    side = case(NVML, route="capture", a={"torch": "9.9.0+cu999"}, b={})
+    prepared = prepare(side, "a", 0, tmp_path / "side-a")
+    assert prepared.python == str(wanted / "bin" / "python")
+    assert prepared.env["PATH"].startswith(f"{wanted / 'bin'}:")
+    assert prepare(side, "b", 0, tmp_path / "side-b").python != prepared.python
+    # Its path is the machine's, not the case's: the capture holds a neutral one.
+    document = {"cuda_stack": {"torch_path": f"{wanted}/lib/python3.11/site-packages/torch"}}
+    text = json.dumps(route.neutral_paths(document, torch="9.9.0+cu999"))
+    assert str(wanted) not in text and "/home/user/venvs/torch-9.9.0+cu999/lib" in text
+    route.torch_venv.cache_clear()
+
+
+def test_a_torch_release_no_listed_venv_holds_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.field.routes import capture as route
+
+    monkeypatch.setenv(route.TORCH_VENVS, str(_fake_venv(tmp_path / "v", "9.8.0+cpu")))
+    route.torch_venv.cache_clear()
+    with pytest.raises(RuntimeError, match=r"no venv with torch 9\.9\.0\+cu999 in \$FIELD_TORCH"):
+        route.torch_venv("9.9.0+cu999")
+    route.torch_venv.cache_clear()

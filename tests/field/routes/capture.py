@@ -11,12 +11,18 @@ library wheels. Then it runs the job in a fresh interpreter with a clean environ
 side's `env`, the noise model's variables, HOME, PATH, PYTHONPATH) and reads the manifest the
 job's in-job capture wrote. The route never edits that manifest.
 
+A side that names a `torch` release runs in a virtual environment holding that torch and an
+editable install of this checkout, found among the venvs `FIELD_TORCH_VENVS` lists (os.pathsep
+between them), as one job run under two torch installs is run; any other side runs in this
+interpreter. Its venv's path becomes a neutral one in the capture.
+
 The nvml route adds the stand-in NVML's spec: the side's GPU files with the noise model's
 UUIDs and PCI bus ids, its driver and the CUDA version the driver's branch reports.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -60,6 +66,40 @@ class Prepared:
     env: dict[str, str]
     argv: list[str]
     out: Path
+    python: str = sys.executable
+
+
+TORCH_VENVS = "FIELD_TORCH_VENVS"
+
+
+def _torch_of(python: Path) -> str | None:
+    done = subprocess.run(
+        [str(python), "-c", "import torch; print(torch.__version__)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+@functools.cache
+def torch_venv(release: str) -> Path:
+    """The venv among $FIELD_TORCH_VENVS whose torch is `release`."""
+    listed = [Path(p) for p in os.environ.get(TORCH_VENVS, "").split(os.pathsep) if p]
+    for venv in listed:
+        if _torch_of(venv / "bin" / "python") == release:
+            return venv
+    raise RuntimeError(
+        f"no venv with torch {release} in ${TORCH_VENVS} ({os.pathsep.join(map(str, listed))}): "
+        f"python -m venv <dir> && <dir>/bin/pip install torch=={release.partition('+')[0]} "
+        "&& <dir>/bin/pip install -e <this checkout>"
+    )
+
+
+def neutral_venv(release: str) -> str:
+    """The path a side's torch venv has in its capture."""
+    return f"/home/user/venvs/torch-{release}"
 
 
 def digest(case: Case, draw_index: int) -> str:
@@ -194,8 +234,11 @@ def prepare(case: Case, side: str, draw_index: int, root: Path) -> Prepared:
     }
     spec_path = root / "job-spec.json"
     spec_path.write_text(json.dumps(job_spec, indent=1), encoding="utf-8")
+    python = sys.executable
+    if spec.get("torch"):
+        python = str(torch_venv(spec["torch"]) / "bin" / "python")
     env = {
-        "PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"{Path(python).parent}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(home),
         "USER": noise.user,
         "LOGNAME": noise.user,
@@ -209,13 +252,13 @@ def prepare(case: Case, side: str, draw_index: int, root: Path) -> Prepared:
         if name in env:
             Path(env[name]).mkdir(parents=True, exist_ok=True)
     argv = [*(spec.get("job") or {}).get("argv", []), *noise.argv]
-    return Prepared(root=root, repo=repo, env=env, argv=argv, out=out)
+    return Prepared(root=root, repo=repo, env=env, argv=argv, out=out, python=python)
 
 
 def run(prepared: Prepared, timeout_s: float = JOB_TIMEOUT_S) -> dict[str, Any]:
     """Run the job; the manifest document its capture wrote."""
     done = subprocess.run(
-        [sys.executable, "train.py", *prepared.argv],
+        [prepared.python, "train.py", *prepared.argv],
         cwd=prepared.repo,
         env=prepared.env,
         capture_output=True,
@@ -239,13 +282,17 @@ NEUTRAL_ROOT = "/home/user/envsnap"
 SCRATCH = re.compile(r"/[^\"]*?/field-capture-[A-Za-z0-9_]+/\d+-[ab]")
 
 
-def neutral_paths(document: dict[str, Any], scratch: Path | None = None) -> dict[str, Any]:
+def neutral_paths(
+    document: dict[str, Any], scratch: Path | None = None, torch: str | None = None
+) -> dict[str, Any]:
     """The document with this host's paths replaced (see above), sealed again."""
     from envsnap.capturing.run import sealed
 
     text = json.dumps(document)
     if scratch is not None:
         text = text.replace(str(scratch), "")
+    if torch is not None:
+        text = text.replace(str(torch_venv(torch)), neutral_venv(torch))
     text = SCRATCH.sub("", text).replace(str(PROJECT_ROOT), NEUTRAL_ROOT)
     return sealed(json.loads(text))
 
@@ -253,4 +300,5 @@ def neutral_paths(document: dict[str, Any], scratch: Path | None = None) -> dict
 def capture_side(case: Case, side: str, draw_index: int, workdir: Path) -> dict[str, Any]:
     """Prepare and run one side; the manifest document, with this host's paths neutral."""
     root = workdir / f"{draw_index}-{side}"
-    return neutral_paths(run(prepare(case, side, draw_index, root)), root)
+    document = run(prepare(case, side, draw_index, root))
+    return neutral_paths(document, root, case[side].get("torch"))
