@@ -150,14 +150,18 @@ _COMPILE_OFF = ("TORCH_COMPILE_DISABLE", "TORCHDYNAMO_DISABLE")
 
 
 def run_compiled(doc: Doc) -> Values:
-    """Whether torch.compile ran: True when the model was captured inside the module that
-    torch.compile wraps it in, False when compilation was switched off, None otherwise.
+    """Whether torch.compile ran: True when Dynamo had compiled a graph by the capture
+    (`torch.compiled`) or the model was captured inside the module that torch.compile wraps it
+    in, False when compilation was switched off, None otherwise (False in `torch.compiled` is no
+    evidence: a capture at job start precedes any compilation).
 
     An imported torch._inductor (the `torch.compile` section) is no evidence: libraries import
     it without compiling anything, and a capture at job start precedes any compilation.
     """
     if any(env_value(doc, name) == ("1",) for name in _COMPILE_OFF):
         return (False,)
+    if (_section(doc, "torch") or {}).get("compiled") is True:  # Dynamo had compiled a graph
+        return (True,)
     wrappers = (_section(doc, "parallel") or {}).get("model_wrappers")
     if isinstance(wrappers, list) and any(
         isinstance(name, str) and name.rpartition(".")[2] == "OptimizedModule" for name in wrappers

@@ -8,7 +8,7 @@ from typing import Any
 
 def omit_unset_additions(document: dict[str, Any]) -> None:
     """Drop, in place, the later additions that are unset: `packages.installed.*.hashes`
-    (empty), `packages.conda.*.channel` (null), `code.patch` (null), `torch.cpu` (null),
+    (empty), `packages.conda.*.channel` (null), `code.patch` (null), `torch.cpu` and `torch.compiled` (null),
     `placement` and `probe` (null)."""
     packages = document.get("packages")
     if isinstance(packages, dict):
@@ -22,8 +22,10 @@ def omit_unset_additions(document: dict[str, Any]) -> None:
     if isinstance(code, dict) and code.get("patch") is None:
         code.pop("patch", None)
     torch = document.get("torch")
-    if isinstance(torch, dict) and torch.get("cpu") is None:
-        torch.pop("cpu", None)
+    if isinstance(torch, dict):
+        for field in ("cpu", "compiled"):
+            if torch.get(field) is None:
+                torch.pop(field, None)
     for section in ("placement", "probe"):
         if section in document and document[section] is None:
             document.pop(section)

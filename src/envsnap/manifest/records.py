@@ -1200,6 +1200,7 @@ class TorchSection(Section):
         "cpu",
         "build",
         "compile",
+        "compiled",
         "effective",
     )
     __slots__ = FIELDS
@@ -1227,6 +1228,7 @@ class TorchSection(Section):
     cpu: CpuKernels | None
     build: TorchBuild
     compile: CompileSettings | None
+    compiled: bool | None
     effective: EffectivePrecision
 
     def __init__(
@@ -1255,6 +1257,7 @@ class TorchSection(Section):
         cpu: CpuKernels | None = None,
         build: TorchBuild,
         compile: CompileSettings | None,
+        compiled: bool | None = None,
         effective: EffectivePrecision,
     ) -> None:
         self.unknown = {} if unknown is None else unknown
@@ -1280,6 +1283,7 @@ class TorchSection(Section):
         self.cpu = cpu
         self.build = build
         self.compile = compile
+        self.compiled = compiled
         self.effective = effective
 
 

@@ -233,6 +233,22 @@ def _compile() -> CompileSettings | None:
     return CompileSettings(**{k: v if isinstance(v, bool) else None for k, v in values.items()})
 
 
+def _compiled() -> bool | None:
+    """Whether Dynamo has compiled a graph in this process yet; False when it was never imported.
+
+    Read from the counters Dynamo keeps (`torch._dynamo.utils.counters`), without importing it
+    and without touching a missing key (the counters are defaultdicts: a lookup would add it).
+    """
+    utils = sys.modules.get("torch._dynamo.utils")
+    if utils is None:
+        return False
+    try:
+        stats = dict(utils.counters).get("stats") or {}
+        return int(dict(stats).get("unique_graphs", 0)) > 0
+    except Exception:  # another torch's counters: not recorded rather than guessed
+        return None
+
+
 def _nccl(torch: Any, reader: _Reader) -> str | None:
     if not hasattr(getattr(torch, "_C", None), "_nccl_version"):
         reader.unknown["nccl_version"] = "this torch is built without NCCL"
@@ -422,6 +438,7 @@ def read_torch(
         cpu=_cpu(torch, reader),
         build=_build(torch, reader),
         compile=_compile(),
+        compiled=_compiled(),
         effective=_effective(torch, env, cuda, (precisions, matmul, cudnn), reader),
         unknown=dict(sorted(reader.unknown.items())),
     )

@@ -130,10 +130,15 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="algo.compile",
-        match=("torch.compile.**", f"{ENV}.TORCHINDUCTOR_*", f"{ENV}.TORCHDYNAMO_*"),
+        match=(
+            "torch.compiled",
+            "torch.compile.**",
+            f"{ENV}.TORCHINDUCTOR_*",
+            f"{ENV}.TORCHDYNAMO_*",
+        ),
         category="algorithm",
         severity=("high", "medium", "low"),
-        title="torch.compile / Inductor settings changed",
+        title="torch.compile ran on one side only, or its Inductor settings changed",
         why="Inductor fuses ops, elides downcasts and autotunes kernels; compiled RNG differs "
         "from eager unless fallback_random is set.",
         fix="Compare compiled with compiled; enable Inductor deterministic mode.",

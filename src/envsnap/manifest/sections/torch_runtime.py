@@ -214,6 +214,12 @@ class TorchSection(Section):
         description="Inductor settings when the job imported torch._inductor; null otherwise "
         "(the TORCHINDUCTOR_* variables are in the env section)."
     )
+    compiled: bool | None = Field(
+        default=None,
+        description="Whether torch.compile (Dynamo) had compiled a graph in this process when it "
+        "was captured (its unique_graphs counter): false at job start and in eager jobs, which "
+        "import Dynamo too (torch.optim does); null where not recorded (older manifests, imports).",
+    )
     effective: EffectivePrecision = Field(
         description="The precision that actually runs, resolved from flags, GPU and env."
     )
