@@ -8,8 +8,8 @@ from typing import Any
 
 def omit_unset_additions(document: dict[str, Any]) -> None:
     """Drop, in place, the later additions that are unset: `packages.installed.*.hashes`
-    (empty), `packages.conda.*.channel` (null), `code.patch` (null), `torch.cpu` and `torch.compiled` (null),
-    `placement` and `probe` (null)."""
+    (empty), `packages.conda.*.channel` (null), `code.patch` (null), `torch.cpu` and
+    `torch.compiled` (null), `placement` and `probe` (null)."""
     packages = document.get("packages")
     if isinstance(packages, dict):
         for package in (packages.get("installed") or {}).values():

@@ -54,10 +54,11 @@ class Op:
     """One probe operation.
 
     `inputs` builds CPU tensors from the pool's draws, read from `offset` on; the runner moves
-    them to the device. `run` must not modify its inputs (it runs twice on the same ones). `ref` computes the
-    float64 CPU reference from the same inputs cast to float64; None for RNG ops, whose output is
-    not an approximation of anything. `unsupported` returns a reason when the op cannot run on
-    this device, before trying.
+    them to the device. `run` must not modify its inputs (it runs twice on the same ones, and
+    most are views of the pool). `ref` computes the float64 CPU reference from the same inputs
+    cast to float64; None for RNG ops, whose output is not an approximation of anything.
+    `unsupported` returns a reason when the op cannot run on this device, before trying.
+    `job_threads` runs it at the job's CPU thread count instead of one thread.
     """
 
     name: str
@@ -83,8 +84,7 @@ def make_pool(torch: Any) -> Tensor:
 class Draws:
     """Consecutive values of the pool from an op's offset on, wrapping round at its end."""
 
-    def __init__(self, torch: Any, pool: Tensor, offset: int) -> None:
-        self.torch = torch
+    def __init__(self, pool: Tensor, offset: int) -> None:
         self._pool = pool
         self._at = offset % POOL_SIZE
 
@@ -100,7 +100,7 @@ class Draws:
 
 def make_inputs(torch: Any, op: Op, pool: Tensor) -> Inputs:
     """The CPU inputs of `op`: the same bits whatever the job set."""
-    return op.inputs(torch, Draws(torch, pool, op.offset))
+    return op.inputs(torch, Draws(pool, op.offset))
 
 
 # Inputs ------------------------------------------------------------------------------------------
