@@ -1,9 +1,10 @@
 """Where the job ran, and what that makes of fp32 math, per side.
 
-In-job captures record the device of the model's parameters (`precision.device`). Imported
-records state only whether CUDA was available (`Is CUDA available` in a collect_env report,
-kept in `imported_from.facts`; `torch.cuda_available` in other records); that is taken as where
-the job ran. A side whose torch is a CPU-only build (`cuda_stack.torch_build == "cpu"`) cannot
+In-job captures record where the job's math ran (`precision.device`: the device the job
+declared, else the one its model's parameters live on). Imported records state only whether
+CUDA was available (`Is CUDA available` in a collect_env report, kept in
+`imported_from.facts`; `torch.cuda_available` in other records); that is taken as where the job
+ran. A side whose torch is a CPU-only build (`cuda_stack.torch_build == "cpu"`) cannot
 have run torch math on a GPU, and a side with a GPU section and no devices ran on the CPU.
 
 Where a record states no torch flags (an imported report), whether fp32 math ran as TF32 is

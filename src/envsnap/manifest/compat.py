@@ -9,7 +9,8 @@ from typing import Any
 def omit_unset_additions(document: dict[str, Any]) -> None:
     """Drop, in place, the later additions that are unset: `packages.installed.*.hashes`
     (empty), `packages.conda.*.channel` (null), `code.patch` (null), `torch.cpu` and
-    `torch.compiled` (null), `placement` and `probe` (null)."""
+    `torch.compiled` (null), `precision.params_device` (null), `placement` and `probe`
+    (null)."""
     packages = document.get("packages")
     if isinstance(packages, dict):
         for package in (packages.get("installed") or {}).values():
@@ -26,6 +27,9 @@ def omit_unset_additions(document: dict[str, Any]) -> None:
         for field in ("cpu", "compiled"):
             if torch.get(field) is None:
                 torch.pop(field, None)
+    precision = document.get("precision")
+    if isinstance(precision, dict) and precision.get("params_device") is None:
+        precision.pop("params_device", None)
     for section in ("placement", "probe"):
         if section in document and document[section] is None:
             document.pop(section)

@@ -1436,13 +1436,14 @@ class PrecisionSection(Section):
         "fsdp_reduce_dtype",
         "fsdp_buffer_dtype",
         "fp8_recipe",
+        "device",
         "other",
         "params",
         "buffers",
         "grads",
         "trainable_elements",
         "model_class",
-        "device",
+        "params_device",
         "autocast",
         "scaler",
         "optimizer",
@@ -1462,13 +1463,14 @@ class PrecisionSection(Section):
     fsdp_reduce_dtype: str | None
     fsdp_buffer_dtype: str | None
     fp8_recipe: str | None
+    device: str | None
     other: dict[str, JsonValue]
     params: dict[str, DtypeStats]
     buffers: dict[str, DtypeStats]
     grads: dict[str, DtypeStats]
     trainable_elements: int | None
     model_class: str | None
-    device: str | None
+    params_device: str | None
     autocast: dict[str, AutocastState]
     scaler: ScalerState | None
     optimizer: OptimizerInfo | None
@@ -1489,13 +1491,14 @@ class PrecisionSection(Section):
         fsdp_reduce_dtype: str | None = None,
         fsdp_buffer_dtype: str | None = None,
         fp8_recipe: str | None = None,
+        device: str | None = None,
         other: dict[str, JsonValue] | None = None,
         params: dict[str, DtypeStats] | None = None,
         buffers: dict[str, DtypeStats] | None = None,
         grads: dict[str, DtypeStats] | None = None,
         trainable_elements: int | None = None,
         model_class: str | None = None,
-        device: str | None = None,
+        params_device: str | None = None,
         autocast: dict[str, AutocastState] | None = None,
         scaler: ScalerState | None = None,
         optimizer: OptimizerInfo | None = None,
@@ -1513,13 +1516,14 @@ class PrecisionSection(Section):
         self.fsdp_reduce_dtype = fsdp_reduce_dtype
         self.fsdp_buffer_dtype = fsdp_buffer_dtype
         self.fp8_recipe = fp8_recipe
+        self.device = device
         self.other = {} if other is None else other
         self.params = {} if params is None else params
         self.buffers = {} if buffers is None else buffers
         self.grads = {} if grads is None else grads
         self.trainable_elements = trainable_elements
         self.model_class = model_class
-        self.device = device
+        self.params_device = params_device
         self.autocast = {} if autocast is None else autocast
         self.scaler = scaler
         self.optimizer = optimizer

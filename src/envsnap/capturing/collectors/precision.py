@@ -56,7 +56,10 @@ def _model_facts(model: Any, section: PrecisionSection) -> None:
     section.buffers = dtype_histogram(model.buffers())
     section.grads = dtype_histogram(p.grad for p in params if p.grad is not None)
     section.trainable_elements = sum(int(p.numel()) for p in params if p.requires_grad)
-    section.device = model_device(params)
+    section.params_device = model_device(params)
+    if "device" not in section.sources:
+        # A declared device wins: a job often captures before `model.to(device)`.
+        section.device = section.params_device
 
 
 def model_device(params: Iterable[Any]) -> str | None:

@@ -99,6 +99,9 @@ RULES: tuple[Rule, ...] = (
             "imported_from.**",
             "imported_from",
             "schema_version",
+            # Where the parameters were when the capture ran: `precision.device` (hw.device)
+            # is where the math ran; the two differ only when a job captured before moving.
+            "precision.params_device",
         ),
         category="noise",
         severity=("info", "info", "info"),

@@ -90,6 +90,19 @@ CHECK_RULES: tuple[Rule, ...] = (
         refs=("docs/probe.md", f"{NUM} C2"),
     ),
     Rule(
+        id="check.declared-device",
+        match=("precision.device", "precision.params_device", "torch.cuda_available"),
+        category="hardware",
+        severity=("medium", "medium", "low"),
+        title="the job declared a device this capture contradicts",
+        why="a diff takes the declared device as where the job's math ran; when torch could not "
+        "use that device, the declaration or the environment is wrong, and the comparison "
+        "rests on it.",
+        fix="Declare the device the job really uses (precision={'device': ...}), or install the "
+        "torch build for it.",
+        refs=(f"{NUM} A1",),
+    ),
+    Rule(
         id="check.cublas-workspace",
         match=(
             "torch.deterministic.algorithms",

@@ -162,6 +162,33 @@ def probe_repeats(subject: Subject) -> Iterator[Hit]:
                 )
 
 
+def declared_device(subject: Subject) -> Iterator[Hit]:
+    """A declared device the capture contradicts: torch could not use CUDA, or the model's
+    parameters were elsewhere (at info: a job often captures before `model.to(device)`)."""
+    doc = subject.doc
+    if get(doc, "precision.sources.device") is None:
+        return
+    declared = str(get(doc, "precision.device") or "")
+    kind = declared.split(":", 1)[0]
+    params = get(doc, "precision.params_device")
+    if kind == "cuda" and get(doc, "torch.cuda_available") is False:
+        yield Hit(
+            "check.declared-device",
+            "precision.device",
+            a=declared,
+            title=f"the job declared device {declared}, but torch.cuda.is_available() was False",
+        )
+    elif isinstance(params, str) and params != kind:
+        yield Hit(
+            "check.declared-device",
+            "precision.params_device",
+            a=params,
+            severity=INFO,
+            title=f"the job declared device {declared}; its model's parameters were on {params} "
+            "at capture",
+        )
+
+
 def cublas_workspace(subject: Subject) -> Iterator[Hit]:
     doc = subject.doc
     if get(doc, "torch.deterministic.algorithms") is not True:
@@ -375,6 +402,7 @@ LINTS: tuple[Callable[[Subject], Iterator[Hit]], ...] = (
     _flags_of_the_job(cudnn_benchmark),
     _flags_of_the_job(not_deterministic),
     probe_repeats,
+    declared_device,
     _flags_of_the_job(cublas_workspace),
     _flags_of_the_job(tf32),
     code_state,

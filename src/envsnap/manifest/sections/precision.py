@@ -110,6 +110,13 @@ class PrecisionDeclared(Model):
     fp8_recipe: str | None = Field(
         default=None, description="FP8 recipe (e.g. Transformer Engine DelayedScaling...)."
     )
+    device: str | None = Field(
+        default=None,
+        description="Device type the job's math runs on ('cuda', 'cpu', 'mps', 'xpu'...; "
+        "'mixed' when it spans several). Declared for a capture taken before the model moves "
+        "to its device or without a model (then `sources` names it); otherwise the device type "
+        "of the model's parameters.",
+    )
     other: dict[str, JsonValue] = Field(
         default_factory=dict, description="Any other declared precision facts, free-form."
     )
@@ -134,10 +141,10 @@ class PrecisionSection(PrecisionDeclared, Section):
     model_class: str | None = Field(
         default=None, description="Qualified class name of the model object passed in."
     )
-    device: str | None = Field(
+    params_device: str | None = Field(
         default=None,
-        description="Device type the model's parameters live on, so where its math runs "
-        "('cuda', 'cpu', 'mps'; 'mixed' when they span several types); null without a model.",
+        description="Device type the model's parameters lived on at capture ('cuda', 'cpu', "
+        "'mps'; 'mixed' when they span several types); null without a model.",
     )
     autocast: dict[str, AutocastState] = Field(
         default_factory=dict, description="Autocast state at capture, keyed by device type."
