@@ -24,13 +24,14 @@ NOTES = frozenset({"unknown", "shared"})
 
 
 def cause_rank(report: Report, rules: Sequence[str]) -> int | None:
-    """Rank of the first finding above info whose rule (or a rule merged into the same cause)
-    is one of the labelled rules."""
+    """Rank of the first finding above info that one of the labelled rules is behind: its rule,
+    a rule merged into the same cause, or a way that cause acts (`Finding.rules`)."""
     causes = {cause_name(rule) for rule in rules}
     for finding in report.findings:
         if finding.severity == "info":
             break
-        if finding.rule in rules or cause_name(finding.rule) in causes:
+        behind = {finding.rule, *finding.rules}
+        if behind & set(rules) or {cause_name(rule) for rule in behind} & causes:
             return finding.rank
     return None
 

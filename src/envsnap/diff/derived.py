@@ -32,7 +32,9 @@ class Hit:
     basis read from `inferred` (a shared risk, a note about what is unknown); `gap`, on a note
     about a value one side does not record, names that side and the reason it gives;
     `measured` is 1 when the numerics probe confirms the mechanism, -1 when it rules it out
-    (`measured_note` says what it measured; see probe_evidence.py).
+    (`measured_note` says what it measured; see probe_evidence.py); `consequence_of` names the
+    cause whose finding this hit joins, as one way that cause acts (the random streams of a
+    changed GPU), where its rule alone would make a finding of its own.
     """
 
     rule: str
@@ -50,6 +52,7 @@ class Hit:
     gap: tuple[Side, str | None] | None = None
     measured: int = 0
     measured_note: str | None = None
+    consequence_of: str | None = None
 
 
 def get(doc: Doc, dotted_path: str) -> Any:

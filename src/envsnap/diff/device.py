@@ -151,6 +151,16 @@ def _flag_tf32(doc: Doc, family: str) -> Tri:
     return "yes" if on else "no"
 
 
+def tf32_allowed(doc: Doc, family: str) -> Tri:
+    """Whether this side's settings let fp32 `family` math use TF32, whatever its GPU can do:
+    torch's flags (or the release's defaults) and the override variables combined."""
+    if _get(doc, "env.variables.NVIDIA_TF32_OVERRIDE") == "0":
+        return "no"
+    if family == "matmul" and _get(doc, "env.variables.TORCH_ALLOW_TF32_CUBLAS_OVERRIDE") == "1":
+        return "yes"
+    return _flag_tf32(doc, family)
+
+
 def effective_tf32(doc: Doc, family: str) -> Tri:
     """Whether fp32 `family` math ran as TF32 on this side: the device, the GPU's capability,
     the override variables and torch's flags combined."""
@@ -159,12 +169,7 @@ def effective_tf32(doc: Doc, family: str) -> Tri:
     capable = tf32_gpu(doc)
     if capable is False:
         return "no"
-    override = _get(doc, "env.variables.NVIDIA_TF32_OVERRIDE")
-    if override == "0":
-        return "no"
-    flag = _flag_tf32(doc, family)
-    if family == "matmul" and _get(doc, "env.variables.TORCH_ALLOW_TF32_CUBLAS_OVERRIDE") == "1":
-        flag = "yes"
-    if capable is None and flag == "yes":
+    allowed = tf32_allowed(doc, family)
+    if capable is None and allowed == "yes":
         return "unknown"
-    return flag
+    return allowed

@@ -71,6 +71,8 @@ class Group:
 
 
 def _key(hit: Hit) -> tuple[str, str]:
+    if hit.consequence_of is not None:
+        return hit.consequence_of, ""
     rule = RULES_BY_ID[hit.rule]
     name = rule.merge or rule.id
     if rule.per == "path":
@@ -134,14 +136,20 @@ def primary_hit(group: Group, lead: Hit) -> Hit:
 
 def evidence(group: Group, first: Hit) -> list[tuple[str, Any, Any, str | None]]:
     """Every distinct (path, a, b, inferred), the titling hit first; `inferred` is what the
-    hit that saw the path inferred its values from (None: stated)."""
-    seen: set[str] = set()
+    hits that saw the path inferred from it (None: stated by all of them): a GPU's SM count is
+    stated as the GPU's, and what the random streams it lays out rest on is inferred."""
+    at: dict[str, int] = {}
     out: list[tuple[str, Any, Any, str | None]] = []
     for hit in [first, *group.hits]:
         for path, a, b in ((hit.path, hit.a, hit.b), *hit.extra):
-            if path not in seen:
-                seen.add(path)
+            if path not in at:
+                at[path] = len(out)
                 out.append((path, a, b, hit.inferred))
+                continue
+            seen_path, seen_a, seen_b, notes = out[at[path]]
+            if hit.inferred and hit.inferred not in (notes or ""):
+                joined = f"{notes}; {hit.inferred}" if notes else hit.inferred
+                out[at[path]] = (seen_path, seen_a, seen_b, joined)
     return out
 
 

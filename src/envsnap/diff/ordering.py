@@ -7,7 +7,9 @@ target first; then a mechanism the numerics probe confirms (its op family comput
 before one it did not measure, and that before one it ruled out; then a mechanism shown to act
 on the run (a setting that is on, a kernel that
 runs) before a latent one (a capability, a default the job may not use); then the larger effect
-on the target (`EFFECT`, docs/diff.md); then a stated fact before an inferred one; then, within
+on the target (`EFFECT`, docs/diff.md); then the more severe for the stricter targets (of two
+findings low for close, the one high for bitwise changes more bits: an NCCL release before a
+driver patch or an unrelated package); then a stated fact before an inferred one; then, within
 one kind of effect only, the more specific (a known bug window, then a named mechanism or default
 flip, then a generic version change) and the larger step (a major version before a patch). Rule
 id and path only break exact ties.
@@ -48,6 +50,13 @@ _CLOSE: dict[Category, int] = {
     "code": 2,
     "environment": 1,
     "noise": 0,
+}
+# The targets stricter than each target, the nearest first: their severities grade the effect
+# of findings equally severe for the target itself.
+STRICTER: dict[Target, tuple[Target, ...]] = {
+    "bitwise": (),
+    "close": ("bitwise",),
+    "conclusion": ("close", "bitwise"),
 }
 EFFECT: dict[Target, dict[Category, int]] = {
     "bitwise": {**_CLOSE, "precision": 4, "randomness": 5},
@@ -92,14 +101,16 @@ class Standing:
     path: str
     target: Target = "close"
     measured: int = 0  # 1 confirmed by the probe, -1 ruled out by it, 0 not measured
+    stricter: tuple[Severity, ...] = ()  # the severities for STRICTER[target], in that order
 
-    def key(self) -> tuple[int, int, int, int, int, int, int, int, str, str]:
+    def key(self) -> tuple[int, int, int, int, int, tuple[int, ...], int, int, int, str, str]:
         return (
             basis_group(self.basis, self.category),
             -SEVERITY_RANK[self.severity],
             -self.measured,
             -int(self.active),
             -EFFECT[self.target][self.category],
+            tuple(-SEVERITY_RANK[severity] for severity in self.stricter),
             # A fact the records state before one inferred from them (a cuDNN version read
             # off the wheel's build follows the build change it comes from).
             int(self.basis == "inferred"),

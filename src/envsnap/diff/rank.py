@@ -19,6 +19,7 @@ from envsnap.audit.diffhook import advisory_hits
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
 from envsnap.diff.catalog.aliases import names_of
 from envsnap.diff.changes import Change, compute_changes
+from envsnap.diff.consequences import join_gpu_consequences, through_it
 from envsnap.diff.derived import Hit, derived_hits
 from envsnap.diff.env_meaning import cannot_act
 from envsnap.diff.findings import make_finding, make_report
@@ -36,7 +37,7 @@ from envsnap.diff.grouping import (
     primary_hit,
     title_of,
 )
-from envsnap.diff.ordering import Standing, basis_group
+from envsnap.diff.ordering import STRICTER, Standing, basis_group
 from envsnap.diff.placement import fold_image_moves
 from envsnap.diff.probe_evidence import apply_probe, is_probe_result
 from envsnap.diff.report import (
@@ -269,12 +270,15 @@ def _placed(group: Group, target: Target) -> _Placed:
     lead = lead_hit(group, target)
     first = primary_hit(group, lead)
     category = _category_of(lead, target)
+
+    def most_severe(target: Target) -> Severity:
+        return max((hit_severity(hit, target) for hit in group.hits), key=SEVERITY_RANK.__getitem__)
+
     standing = Standing(
         basis=group_basis(group.hits),
         # The most severe of the cause's hits.
-        severity=max(
-            (hit_severity(hit, target) for hit in group.hits), key=SEVERITY_RANK.__getitem__
-        ),
+        severity=most_severe(target),
+        stricter=tuple(most_severe(stricter) for stricter in STRICTER[target]),
         # Bookkeeping cannot act on results: it never outranks a cause of equal severity.
         active=category != "noise" and is_active(group.hits),
         specificity=max(RULES_BY_ID[hit.rule].specificity for hit in group.hits),
@@ -339,6 +343,7 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             or fingerprint_title(rule.title, first.path, first.a, first.b)
             or f"{rule.title}: {_subject(first.path, rule)}{_short(first.a)} → {_short(first.b)}"
         )
+        title += through_it(group.hits, lead, target)
         note = _measured_note(group.hits)
         if note:
             title += f" ({note})"
@@ -353,6 +358,7 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             "evidence": proven,
             "rank_reason": standing.reason(target),
             "basis": standing.basis,
+            "rules": list(dict.fromkeys([lead.rule, *(hit.rule for hit in group.hits)])),
         }
     )
 
@@ -440,6 +446,7 @@ def diff_documents(
     hits = apply_gates([*hits, *derived, *advisory_hits(doc_a, doc_b)], doc_a, doc_b)
     # After the gates: a folded version change keeps the severity its gate gave it.
     hits = fold_image_moves(hits)
+    hits = join_gpu_consequences(hits, doc_a, doc_b)
     # Last: what the probe measured confirms or rules out the causes as the gates left them.
     hits = apply_probe(hits, doc_a, doc_b)
     return build_report(

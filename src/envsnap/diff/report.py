@@ -94,6 +94,12 @@ class Finding(Model):
         "leave open while nothing recorded explains the disagreement) or `unknown` (a note "
         "about what is not recorded). `shared` and `unknown` never rank above the others.",
     )
+    rules: list[str] = Field(
+        default_factory=list,
+        description="Every rule behind the finding, `rule` first: the rules that describe one "
+        "fact together, and the ways one cause acts (the random streams and TF32 state a "
+        "changed GPU brings). `--fail-on <rule>` trips on any of them.",
+    )
 
 
 class Summary(Model):
@@ -123,7 +129,11 @@ class Report(Model):
 
         # A rule merged into a cause trips the gate when that cause's finding is reported.
         wanted = cause_name(canonical(threshold))
-        return any(cause_name(canonical(f.rule)) == wanted for f in self.findings)
+        return any(
+            cause_name(canonical(f.rule)) == wanted
+            or wanted in {cause_name(canonical(rule)) for rule in f.rules}
+            for f in self.findings
+        )
 
 
 REPORT_SCHEMA_VERSION = "1"

@@ -79,24 +79,39 @@ def test_untracked_files_are_their_own_lower_finding_after_tracked_edits() -> No
     assert (findings["code.dirty"], findings["code.untracked"]) == ("high", "low")
 
 
-def test_gpu_swap_is_one_hardware_finding_plus_one_per_consequence() -> None:
+def test_gpu_swap_is_one_finding_that_names_the_ways_it_acts() -> None:
     a, b = _pair()
     _gpus(a, "NVIDIA RTX A4000", 4)
     _gpus(b, "NVIDIA GeForce RTX 2070 SUPER", 1)
     report = diff_documents(a, b)
     rules = [f.rule for f in report.findings if f.category != "noise"]
     assert rules.count("hw.gpu") == 1
-    hardware = next(f for f in report.findings if f.rule == "hw.gpu")
-    assert hardware.title == (
-        "GPU changed: 4× RTX A4000 (Ampere sm_86, 48 SMs) → 1× RTX 2070 SUPER (Turing sm_75, 40 SMs)"
+    hardware = report.findings[0]
+    assert hardware.rule == "hw.gpu"
+    assert hardware.title.startswith(
+        "GPU changed: 4× RTX A4000 (Ampere sm_86, 48 SMs) → 1× RTX 2070 SUPER (Turing sm_75, "
+        "40 SMs); through it: "
     )
-    # The kernels the new GPU runs are this finding's evidence, not a second row.
-    assert {"gpu.devices.0.arch", "gpu.devices.0.name"} <= {e.path for e in hardware.evidence}
-    consequences = {r for r in rules if r != "hw.gpu"}
-    assert "hw.gpu-kernels" not in consequences
-    assert "randomness.cuda-rng-sm-count" in consequences
-    assert any(r.startswith("precision.tf32") for r in consequences)
+    # The kernels, random streams and TF32 state the new GPU brings are this finding's.
+    assert "seeded CUDA random streams differ: 48 → 40 SMs" in hardware.title
+    assert "TF32" in hardware.title
+    assert {"gpu.devices.0.arch", "gpu.devices.0.sm_count"} <= {e.path for e in hardware.evidence}
+    assert {"hw.gpu-kernels", "randomness.cuda-rng-sm-count"} <= set(hardware.rules)
+    assert any(rule.startswith("precision.tf32") for rule in hardware.rules)
+    assert not any(rule.startswith(("randomness.", "precision.tf32")) for rule in rules)
+    assert hardware.severity == "high"  # the strongest of its ways: the random streams
+    assert report.reaches("randomness.cuda-rng-sm-count")
     assert len(rules) == len(set(rules))  # no cause reported twice
+
+
+def test_a_tf32_difference_the_settings_make_stays_its_own_cause_beside_a_gpu_swap() -> None:
+    a, b = _pair()
+    _gpus(a, "NVIDIA A100-SXM4-80GB", 1)
+    _gpus(b, "NVIDIA H100 80GB HBM3", 1)
+    b["torch"]["matmul"]["allow_tf32"] = not a["torch"]["matmul"]["allow_tf32"]
+    rules = [f.rule for f in diff_documents(a, b).findings]
+    assert "hw.gpu" in rules
+    assert any(rule.startswith("precision.tf32") for rule in rules)
 
 
 def test_torch_version_seen_at_three_paths_is_one_fact() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from envsnap.diff import diff_documents
 from envsnap.diff.catalog import RULES_BY_ID
-from envsnap.diff.report import SEVERITY_RANK
 from tests.helpers.manifests import as_volta, full_pair
 
 
@@ -23,11 +22,14 @@ def test_architecture_change_without_torch_section_still_flags_tf32() -> None:
     b["torch"] = None
     as_volta(b)
     report = diff_documents(a, b)
-    tf32 = [f for f in report.findings if RULES_BY_ID[f.rule].merge == "tf32"]
-    # Inferred from defaults, not recorded: flagged at the rule's severity (likely), but latent.
-    assert tf32 and tf32[0].severity == "high"
-    assert tf32[0].rank_reason and "latent" in tf32[0].rank_reason
-    assert SEVERITY_RANK[report.findings[0].severity] >= SEVERITY_RANK["medium"]
+    # TF32 on one GPU only is a way the GPU change acts: named in that finding, at the rule's
+    # severity (likely), its evidence saying that it is inferred from defaults.
+    gpu = report.findings[0]
+    assert gpu.rule == "hw.gpu" and gpu.severity == "high"
+    assert any(RULES_BY_ID[rule].merge == "tf32" for rule in gpu.rules)
+    assert "run as TF32" in gpu.title
+    inferred = [e.inferred for e in gpu.evidence if e.path.startswith("torch.effective.")]
+    assert inferred and all(inferred)
 
 
 def test_tf32_default_flip_is_moot_on_gpus_without_tf32() -> None:

@@ -72,6 +72,7 @@ RULES: tuple[Rule, ...] = (
             "cuda_stack.libraries.{cublas,cublaslt}.{version,selected}",
             "cuda_stack.libraries.{cublas,cublaslt}.selected.{version,source,package}",
             f"{PKG}.nvidia-cublas-*.version",
+            f"{PKG}.nvidia-cublas.version",  # the CUDA 13 wheel has no -cuXX suffix (torch cu130 pins it)
         ),
         category="stack",
         severity=("high", "medium", "low"),
