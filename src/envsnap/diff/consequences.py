@@ -96,7 +96,7 @@ def _title(hit: Hit, joined: Sequence[Hit]) -> str:
         return ""
     per_side: dict[str, list[str]] = {"A": [], "B": []}
     for other in joined:
-        if other.rule == hit.rule and other.a is not other.b:
+        if other.rule == hit.rule and {other.a, other.b} == {True, False}:
             per_side["A" if other.a is True else "B"].append(other.path.rsplit(".", 1)[-1])
     return "; ".join(
         f"{', '.join(names)} on {side} only" for side, names in per_side.items() if names

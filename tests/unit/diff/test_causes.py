@@ -266,3 +266,15 @@ def test_an_info_only_headline_names_the_top_finding_not_a_bookkeeping_count() -
     assert _above_info(report) == []
     assert "CUBLAS_WORKSPACE_CONFIG" in report.summary.verdict
     assert "bookkeeping" not in report.summary.verdict
+
+
+def test_a_gpu_feature_one_side_does_not_record_is_not_named_as_the_other_side_s() -> None:
+    a, b = _pair()
+    _gpus(a, "NVIDIA A100-SXM4-80GB", 1)
+    _gpus(b, "NVIDIA H100 80GB HBM3", 1)
+    b["gpu"]["devices"]["0"]["capabilities"]["fp8"] = True  # Hopper has FP8
+    a["gpu"]["devices"]["0"]["capabilities"]["fp8"] = None  # not recorded on A
+    title = diff_documents(a, b).findings[0].title
+    assert "fp8" not in title
+    a["gpu"]["devices"]["0"]["capabilities"]["fp8"] = False
+    assert "fp8 on B only" in diff_documents(a, b).findings[0].title
