@@ -34,9 +34,13 @@ TF32_RULES = frozenset(
         "precision.tf32-override",
     }
 )
-# Generators whose initial state is drawn from OS entropy at import (torch's default seed is a
-# constant, so an unseeded torch generator starts the same in every process).
+# Generators whose initial state is drawn from OS entropy at import.
 ENTROPY_SEEDED = ("python", "numpy")
+# torch's default generator started from a constant seed (67280421310721) in older releases and
+# from a 64-bit draw from OS entropy in newer ones (observed: 2.13.0 gives another initial seed
+# in each process). An initial seed of 2**32 or more on an unseeded side is such a draw: a job
+# that seeds by hand uses a small number, and envsnap's SeedManager declares it seeded.
+ENTROPY_SEED_FLOOR = 2**32
 _UNSEEDED: tuple[Severity, Severity, Severity] = ("low", "info", "info")
 _LOW: tuple[Severity, Severity, Severity] = ("low", "low", "low")
 _INFO: tuple[Severity, Severity, Severity] = ("info", "info", "info")
@@ -49,9 +53,13 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     out: list[Hit] = []
     toggled = cudnn_toggled(a, b)
     unseeded: set[str | None] = set(_unseeded_on_both_sides(a, b))
+    differing = [
+        name for hit in hits if (name := _unseeded_generator(hit.path)) in unseeded and name
+    ]
     for hit in hits:
         if _unseeded_generator(hit.path) in unseeded:
-            out.append(replace(hit, severity=_UNSEEDED, active=False, title=_unseeded_title(hit)))
+            title = _unseeded_title(differing)
+            out.append(replace(hit, severity=_UNSEEDED, active=False, title=title))
             continue
         if toggled and hit.path.startswith("torch.effective.conv_fp32."):
             # cuDNN itself was switched off: conv TF32 follows from that one cause.
@@ -75,14 +83,17 @@ _STATE_DIGEST = "seeds.state_digests."
 
 
 def _unseeded_generator(path: str) -> str | None:
-    """The generator a state-digest path is about, or None for any other path."""
+    """The generator a state-digest (or torch initial-seed) path is about, else None."""
+    if path == "seeds.torch_initial_seed":
+        return "torch"
     return path[len(_STATE_DIGEST) :] if path.startswith(_STATE_DIGEST) else None
 
 
-def _unseeded_title(hit: Hit) -> str:
-    generator = _unseeded_generator(hit.path)
+def _unseeded_title(generators: list[str]) -> str:
+    """One title for every unseeded generator whose state differs: they are one finding."""
+    names = ", ".join(sorted(set(generators)))
     return (
-        f"{generator} RNG state differs: seeded on neither side, so it starts from OS entropy "
+        f"RNG state differs ({names}): seeded on neither side, so it starts from OS entropy "
         "in each process"
     )
 
@@ -93,10 +104,20 @@ def _seeded(doc: Doc) -> set[str]:
     return {str(name) for name in listed} if isinstance(listed, list) else set()
 
 
+def _torch_from_entropy(doc: Doc) -> bool:
+    seeds = doc.get("seeds")
+    initial = seeds.get("torch_initial_seed") if isinstance(seeds, dict) else None
+    return isinstance(initial, int) and initial >= ENTROPY_SEED_FLOOR
+
+
 def _unseeded_on_both_sides(a: Doc, b: Doc) -> set[str]:
     """The entropy-seeded generators that neither side declares seeded."""
     declared = _seeded(a) | _seeded(b)
-    return {name for name in ENTROPY_SEEDED if name not in declared}
+    entropy = [
+        *ENTROPY_SEEDED,
+        *(("torch",) if _torch_from_entropy(a) and _torch_from_entropy(b) else ()),
+    ]
+    return {name for name in entropy if name not in declared}
 
 
 def _unresolved(hit: Hit) -> bool:
