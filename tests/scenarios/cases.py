@@ -783,6 +783,14 @@ CASES: tuple[Case, ...] = (
         edits(("env.variables.TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_b")),
     ),
     Case(
+        "lock-file-one-side",
+        "a lock file present on one side only, the packages the same",
+        "noise.lock-file",
+        lambda doc: doc["packages"]["lock_files"].append(
+            {"bytes": 32, "path": "uv.lock", "sha256": "0" * 64}
+        ),
+    ),
+    Case(
         "install-path",
         "a different venv location only",
         "noise.paths",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -58,6 +59,8 @@ def capture(
     """
     if unknown:
         raise unknown_keyword(sorted(unknown)[0])
+    # What the job had imported, before the capture imports anything of its own.
+    job_modules = frozenset(name.partition(".")[0] for name in list(sys.modules))
     inputs = {
         name: value
         for name, value in {
@@ -90,6 +93,7 @@ def capture(
             inputs=inputs,
             extra=extra,
             in_job=True,
+            job_modules=job_modules,
         )
     except Exception as exc:
         logger.warning("envsnap: capture failed: %s", exc)

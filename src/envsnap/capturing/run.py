@@ -285,12 +285,14 @@ def capture_document(
     inputs: Mapping[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
     in_job: bool = False,
+    job_modules: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """Capture the current process's conditions into a sealed document (used by the CLI).
 
     The capture applies its own time budget (`capture_budget_s`); callers pass the config only.
     `in_job` says the capturing process is the training job itself, so its live state (RNG
     states, seeds) describes the job; the CLI captures from outside and leaves it False.
+    `job_modules`: the top-level modules the job had loaded when it called the API.
     """
     config = config or CaptureConfig()
     names = select_collectors(only, skip)
@@ -300,6 +302,7 @@ def capture_document(
         inputs=dict(inputs or {}),
         deadline=time.monotonic() + capture_budget_s(config, inputs),
         in_job=in_job,
+        job_modules=job_modules,
     )
     return build_document(names=names, context=context, label=label, extra=extra)
 

@@ -17,6 +17,10 @@ _LOCATION = re.compile(
     r".*_(DIR|DIRS|PATH|FILE|HOME|ROOT|CACHE|LOG|LOGS|LOGDIR|PREFIX|SOCKET|URL|ENDPOINT|HOST"
     r"|ADDR|PORT|LOG_LEVEL|LOGLEVEL|VERBOSE|VERBOSITY|DEBUG_FILE)"
 )
+# Network interfaces and adapters a cluster's collectives use (NCCL_SOCKET_IFNAME,
+# GLOO_SOCKET_IFNAME, NCCL_IB_HCA): they select an interface, not an algorithm (noise.md, "The
+# run").
+_INTERFACE = re.compile(r".*_(IFNAME|HCA)")
 # Terraform's variables (https://developer.hashicorp.com/terraform/cli/config/environment-variables)
 # and TensorFlow's log filter.
 _OTHER_TOOLS = re.compile(
@@ -32,7 +36,10 @@ def names_location(name: str) -> bool:
 
 
 def cannot_act(name: str) -> bool:
-    """True for a variable that names a location, a log setting or another tool's setting."""
+    """True for a variable that names a location, a network interface, a log setting or another
+    tool's setting."""
     if name in _ACTING_PATHS:
         return False
-    return bool(_LOCATION.fullmatch(name) or _OTHER_TOOLS.fullmatch(name))
+    return bool(
+        _LOCATION.fullmatch(name) or _INTERFACE.fullmatch(name) or _OTHER_TOOLS.fullmatch(name)
+    )

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
-from envsnap.diff.derived import Hit
+from envsnap.diff.derived import Hit, get
 from envsnap.diff.device import gpu_in_use, tf32_gpu
 from envsnap.diff.gpu_facts import cudnn_toggled
 from envsnap.diff.report import SEVERITIES, Severity
@@ -69,7 +69,13 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
             out.append(_latent(hit))
             continue
         rule = RULES_BY_ID[hit.rule]
-        if no_gpu and rule.gpu_only:
+        if hit.rule == "code.untracked" and _no_untracked_python(a, b):
+            title = "untracked files differ, none of them Python code the job could import"
+            out.append(replace(hit, severity=_INFO, active=False, title=title))
+        elif hit.rule in GENERIC_PACKAGE_RULES and not_imported(hit.path, a, b):
+            title = f"{hit.title or rule.title} (the job had not imported it)"
+            out.append(replace(hit, severity=_INFO, active=False, title=title))
+        elif no_gpu and rule.gpu_only:
             title = f"{hit.title or rule.title} (GPU-only; neither side ran on a GPU)"
             out.append(replace(hit, severity=_INFO, active=False, title=title))
         elif no_tf32 and hit.rule in TF32_RULES:
@@ -77,6 +83,40 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
         else:
             out.append(hit)
     return out
+
+
+# The generic package rules: a package no named rule knows to act on numerics.
+GENERIC_PACKAGE_RULES = frozenset({"stack.package", "stack.package-major"})
+_INSTALLED = "packages.installed."
+
+
+def not_imported(path: str, a: Doc, b: Doc) -> bool:
+    """True when a package's change cannot have acted on either job: both records are in-job
+    captures taken with the job's model (its imports done) and neither job had imported the
+    package (a side without the package counts as not importing it)."""
+    if not path.startswith(_INSTALLED):
+        return False
+    name = path[len(_INSTALLED) :].split(".", 1)[0].strip('["]')
+    seen: list[object] = []
+    for doc in (a, b):
+        precision = doc.get("precision")
+        if not (isinstance(precision, dict) and precision.get("model_class")):
+            return False
+        packages = doc.get("packages")
+        installed = packages.get("installed") if isinstance(packages, dict) else None
+        if not isinstance(installed, dict):
+            return False
+        package = installed.get(name)
+        if isinstance(package, dict):
+            seen.append(package.get("imported"))
+    return bool(seen) and all(value is False for value in seen)
+
+
+def _no_untracked_python(a: Doc, b: Doc) -> bool:
+    """True when both records counted the untracked Python files and found none: logs,
+    outputs and notes cannot change what the job computes unless it reads them."""
+    counts = [get(doc, "code.untracked_python") for doc in (a, b)]
+    return counts == [0, 0]
 
 
 _STATE_DIGEST = "seeds.state_digests."

@@ -262,7 +262,8 @@ def _allocation(doc: Doc) -> dict[str, Any] | None:
         for group in ("gpus", "memory"):
             found.update(_leaves(doc, ("placement", "slurm", group)))
     found.update(_leaves(doc, ("placement", "kubernetes", "resources"), "value"))
-    return found
+    # A job id alone (SLURM_JOB_ID set, nothing allocated stated) is bookkeeping, no allocation.
+    return found if any(value not in (None, "", {}, []) for value in found.values()) else None
 
 
 def allocation_change(a: Doc, b: Doc) -> Iterator[Hit]:

@@ -8,7 +8,7 @@ from typing import Any
 
 def omit_unset_additions(document: dict[str, Any]) -> None:
     """Drop, in place, the later additions that are unset: `packages.installed.*.hashes`
-    (empty), `packages.conda.*.channel` (null), `code.patch` (null), `torch.cpu` and
+    (empty), `packages.installed.*.imported` (null), `packages.conda.*.channel` (null), `code.patch` and `code.untracked_python` (null), `torch.cpu` and
     `torch.compiled` (null), `precision.params_device` (null), `placement` and `probe`
     (null)."""
     packages = document.get("packages")
@@ -16,12 +16,16 @@ def omit_unset_additions(document: dict[str, Any]) -> None:
         for package in (packages.get("installed") or {}).values():
             if isinstance(package, dict) and not package.get("hashes"):
                 package.pop("hashes", None)
+            if isinstance(package, dict) and package.get("imported") is None:
+                package.pop("imported", None)
         for record in (packages.get("conda") or {}).values():
             if isinstance(record, dict) and record.get("channel") is None:
                 record.pop("channel", None)
     code = document.get("code")
-    if isinstance(code, dict) and code.get("patch") is None:
-        code.pop("patch", None)
+    if isinstance(code, dict):
+        for field in ("patch", "untracked_python"):
+            if code.get(field) is None:
+                code.pop(field, None)
     torch = document.get("torch")
     if isinstance(torch, dict):
         for field in ("cpu", "compiled"):

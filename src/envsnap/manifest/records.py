@@ -136,6 +136,7 @@ class CodeSection(Section):
         "patch",
         "untracked_count",
         "untracked_digest",
+        "untracked_python",
         "submodules",
         "remotes",
     )
@@ -152,6 +153,7 @@ class CodeSection(Section):
     patch: str | None
     untracked_count: int | None
     untracked_digest: str | None
+    untracked_python: int | None
     submodules: list[Submodule]
     remotes: list[Remote]
 
@@ -169,6 +171,7 @@ class CodeSection(Section):
         patch: str | None = None,
         untracked_count: int | None,
         untracked_digest: str | None,
+        untracked_python: int | None = None,
         submodules: list[Submodule] | None = None,
         remotes: list[Remote] | None = None,
     ) -> None:
@@ -183,6 +186,7 @@ class CodeSection(Section):
         self.patch = patch
         self.untracked_count = untracked_count
         self.untracked_digest = untracked_digest
+        self.untracked_python = untracked_python
         self.submodules = [] if submodules is None else submodules
         self.remotes = [] if remotes is None else remotes
 
@@ -258,6 +262,7 @@ class Package(Record):
         "commit",
         "hashes",
         "shadowed",
+        "imported",
     )
     __slots__ = FIELDS
 
@@ -270,6 +275,7 @@ class Package(Record):
     commit: str | None
     hashes: dict[str, str]
     shadowed: list[str]
+    imported: bool | None
 
     def __init__(
         self,
@@ -283,6 +289,7 @@ class Package(Record):
         commit: str | None = None,
         hashes: dict[str, str] | None = None,
         shadowed: list[str] | None = None,
+        imported: bool | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -293,6 +300,7 @@ class Package(Record):
         self.commit = commit
         self.hashes = {} if hashes is None else hashes
         self.shadowed = [] if shadowed is None else shadowed
+        self.imported = imported
 
 
 class LockFile(Record):

@@ -187,3 +187,13 @@ def test_job_step_and_node_names_are_bookkeeping() -> None:
     report = diff_documents(a, b, target="bitwise")
     assert {f.rule for f in report.findings} == {"noise.placement"}
     assert all(f.severity == "info" for f in report.findings)
+
+
+def test_a_job_id_on_one_side_only_is_bookkeeping_not_an_allocation(tmp_path: Path) -> None:
+    bare = _capture(tmp_path, {"PATH": os.environ.get("PATH", "")})
+    job = _capture(tmp_path, {"PATH": os.environ.get("PATH", ""), "SLURM_JOB_ID": "75731987"})
+    assert job["placement"]["slurm"]["job_id"] == "75731987"
+    report = diff_documents(bare, job, target="bitwise")
+    slurm = [f for f in report.findings if f.path.startswith("placement.slurm")]
+    assert slurm and all((f.rule, f.severity) == ("noise.placement", "info") for f in slurm)
+    assert "placement.allocation" not in {f.rule for f in report.findings}

@@ -79,6 +79,9 @@ class CaptureContext:
     deadline: float = field(default_factory=lambda: time.monotonic() + 10.0)
     # True when the capturing process is the job itself (the in-job API), not a CLI beside it.
     in_job: bool = False
+    # The top-level modules the job had loaded when it called the in-job API (before envsnap
+    # imported anything for the capture); None for a capture from outside the job.
+    job_modules: frozenset[str] | None = None
     # Settled once before the collectors start (run.resolve_torch), so that what a collector
     # sees never depends on whether another collector's `import torch` has finished. None in
     # contexts built directly (tests): then the process's torch, if imported, is the job's.

@@ -23,6 +23,8 @@ from envsnap.manifest.records import CodeSection, Remote, Submodule
 PATCH_MAX_BYTES = 256 * 1024
 # Past this much output the patch is not digested: git is stopped, the patch recorded unknown.
 PATCH_DIGEST_MAX_BYTES = 1024 * 1024 * 1024
+# Untracked files the job could import: what can change its results without a tracked edit.
+PYTHON_SUFFIXES = (".py", ".pyx", ".pxd", ".pyi", ".so", ".pth")
 # At most this much of `git ls-files` output (untracked names) is read.
 UNTRACKED_LIST_MAX_BYTES = 16 * 1024 * 1024
 # At most this much of the configuration listing and of `git submodule status` is read.
@@ -151,6 +153,11 @@ def _read_repo(repo: Any, context: CaptureContext) -> CodeSection:
         patch=_patch_text(patch, context, unknown) if patch is not None and patch.size else None,
         untracked_count=len(untracked) if untracked is not None else None,
         untracked_digest=untracked_digest,
+        untracked_python=(
+            sum(1 for path in untracked if path.endswith(PYTHON_SUFFIXES))
+            if untracked is not None
+            else None
+        ),
         submodules=sorted(submodules or [], key=lambda s: s.path),
         remotes=sorted(remotes, key=lambda r: (r.name, r.url)),
         unknown=unknown,

@@ -210,11 +210,46 @@ def name_and_version(dist: Distribution) -> tuple[str | None, str | None]:
 PACKAGES_FRONT_ENV = "ENVSNAP_PACKAGES_FRONT"
 
 
-def installed_packages(redactor: Redactor) -> dict[str, Package]:
+_TOP_LEVEL_CAP = 1 << 16  # bytes of RECORD read for a distribution without top_level.txt
+
+
+def top_level_modules(dist: Distribution, name: str) -> frozenset[str]:
+    """The top-level modules a distribution installs: its top_level.txt, else the first
+    components of the paths its RECORD lists (its first 64 KiB), else its name as a module."""
+    listed = _read(dist, "top_level.txt")
+    if listed is not None:
+        return frozenset(line.strip() for line in listed.splitlines() if line.strip())
+    record = _read(dist, "RECORD")
+    found: set[str] = set()
+    for line in (record or "")[:_TOP_LEVEL_CAP].splitlines():
+        head = line.partition(",")[0].split("/", 1)[0]
+        if head.endswith(".py"):
+            head = head[:-3]
+        if (
+            head
+            and not head.endswith((".dist-info", ".egg-info", ".data", ".pth"))
+            and (head.isidentifier())
+        ):
+            found.add(head)
+    return frozenset(found or {canonical_name(name).replace("-", "_")})
+
+
+def was_imported(dist: Distribution, name: str, job_modules: frozenset[str]) -> bool:
+    """Whether the job had loaded one of the distribution's top-level modules; the name as a
+    module is tried first, so most distributions cost no read."""
+    if canonical_name(name).replace("-", "_") in job_modules:
+        return True
+    return not top_level_modules(dist, name).isdisjoint(job_modules)
+
+
+def installed_packages(
+    redactor: Redactor, job_modules: frozenset[str] | None = None
+) -> dict[str, Package]:
     """Every distribution on sys.path; the first one found for a name is the one imported.
 
     Under `envsnap run --packages`, the run's package venv (ENVSNAP_PACKAGES_FRONT) is listed
-    first, as the job saw it: its metadata is read, its code is never put on sys.path.
+    first, as the job saw it: its metadata is read, its code is never put on sys.path. With
+    `job_modules` (an in-job capture), each says whether the job had imported it.
     """
     front = os.environ.get(PACKAGES_FRONT_ENV)
     packages: dict[str, Package] = {}
@@ -231,6 +266,8 @@ def installed_packages(redactor: Redactor) -> dict[str, Package]:
         packages[key] = Package(
             name=name, version=version, installer=installer, **_source(dist, redactor)
         )
+        if job_modules is not None:
+            packages[key].imported = was_imported(dist, name, job_modules)
     return dict(sorted(packages.items()))
 
 
@@ -303,7 +340,7 @@ def collect(context: CaptureContext) -> PackagesSection:
     unknown: dict[str, str] = {}
     root = project_root(context.cwd)
     return PackagesSection(
-        installed=installed_packages(context.redactor),
+        installed=installed_packages(context.redactor, context.job_modules),
         project_root=str(root),
         lock_files=lock_files(root, unknown),
         conda=conda_packages(Path(sys.prefix), context.redactor),

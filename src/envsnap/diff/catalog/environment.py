@@ -85,7 +85,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="code.untracked",
-        match=("code.{untracked_count,untracked_digest}",),
+        match=("code.{untracked_count,untracked_digest,untracked_python}",),
         category="code",
         # Lower than tracked edits: untracked files change results only when the job reads or
         # imports them, and most are logs, outputs and notes.

@@ -42,6 +42,17 @@ RULES: tuple[Rule, ...] = (
         per="component",
     ),
     Rule(
+        id="noise.lock-file",
+        match=("packages.lock_files", "packages.lock_files.**"),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="lock file differs",
+        why="a lock file says what to install; the packages installed, compared one by one, are "
+        "what ran, and each changed one is a finding of its own.",
+        fix="None needed; commit the lock file the job installs from.",
+        refs=(),
+    ),
+    Rule(
         id="noise.python-patch",
         match=("python.version",),
         when=("patch",),
@@ -102,6 +113,9 @@ RULES: tuple[Rule, ...] = (
             # Where the parameters were when the capture ran: `precision.device` (hw.device)
             # is where the math ran; the two differ only when a job captured before moving.
             "precision.params_device",
+            # Whether the job had imported a package by the time it captured: what its code
+            # did so far, not a condition (the package's version is its own finding).
+            "packages.installed.*.imported",
         ),
         category="noise",
         severity=("info", "info", "info"),

@@ -138,6 +138,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="noise.placement",
         match=(
+            # A scheduler section on one side that allocates nothing stated (a job id only);
+            # one that does is the allocation finding, which covers this path.
+            "placement.{slurm,kubernetes}",
             "placement.slurm.{job_id,step_id,array_job_id,array_task_id,node_list,node_name}",
             "placement.slurm.{procid,localid,nodeid,restart_count}",
             "placement.kubernetes.{pod,node,container,namespace}",

@@ -49,6 +49,11 @@ class CodeSection(Section):
         "null when there are none. Past the hashing budget (64 MiB per file, 256 MiB in all) a "
         "file counts by its size, and unknown.untracked_digest says so."
     )
+    untracked_python: int | None = Field(
+        default=None,
+        description="How many of the untracked files are Python code the job could import "
+        "(.py, .pyx, .pxd, .pyi, .so, .pth); null when the untracked names were not read.",
+    )
     submodules: list[Submodule] = Field(
         default_factory=list, description="Submodules (recursive), sorted by path."
     )

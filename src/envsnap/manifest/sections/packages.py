@@ -33,6 +33,12 @@ class Package(Model):
         default_factory=list,
         description="Versions of the same name found later on sys.path and hidden by this one.",
     )
+    imported: bool | None = Field(
+        default=None,
+        description="Whether the job had imported one of its top-level modules when it called "
+        "the in-job API (envsnap's own imports for the capture not counted); null for a capture "
+        "from outside the job, or when its modules could not be told.",
+    )
 
 
 class LockFile(Model):

@@ -342,3 +342,15 @@ def test_untracked_only_tree_is_not_dirty(make_repo: MakeRepo) -> None:
     edited = code_of(repo)
     assert edited.dirty is True and (edited.diff_bytes or 0) > 0
     assert edited.untracked_digest == code.untracked_digest
+
+
+def test_untracked_python_files_are_counted_apart_from_logs(make_repo: MakeRepo) -> None:
+    repo = make_repo()
+    (repo / "notes.txt").write_text("step 1\n")
+    (repo / "outputs").mkdir()
+    (repo / "outputs" / "metrics.json").write_text("{}\n")
+    code = code_of(repo)
+    assert (code.untracked_count, code.untracked_python) == (2, 0)
+    (repo / "helpers.py").write_text("SCALE = 2\n")
+    code = code_of(repo)
+    assert (code.untracked_count, code.untracked_python) == (3, 1)
