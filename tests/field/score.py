@@ -37,15 +37,22 @@ def cause_rank(report: Report, rules: Sequence[str]) -> int | None:
 
 
 def note_above_difference(report: Report) -> tuple[Finding, Finding] | None:
-    """A note (basis unknown or shared) ranked above a real difference (stated or inferred,
-    and not bookkeeping, which cannot change results), as (note, difference); None when every
-    note comes after every difference."""
-    first_note: Finding | None = None
+    """A note ranked above a real difference, as (note, difference); None when there is none.
+    A real difference is stated or inferred and not bookkeeping. A note about what is not
+    recorded (basis unknown) comes after every real difference; a risk both sides share (basis
+    shared) comes after every real difference above info: one the differ expects to change
+    nothing explains no disagreement, and the shared risk then may."""
+    first: dict[str, Finding] = {}
     for finding in report.findings:
         if finding.basis in NOTES:
-            first_note = first_note or finding
-        elif first_note is not None and finding.category != "noise":
-            return first_note, finding
+            first.setdefault(finding.basis, finding)
+            continue
+        if finding.category == "noise":
+            continue
+        if "unknown" in first:
+            return first["unknown"], finding
+        if "shared" in first and finding.severity != "info":
+            return first["shared"], finding
     return None
 
 

@@ -1,12 +1,13 @@
 """The order of findings: a deterministic score on evidence, never the catalog's order.
 
-First what a finding rests on: a difference the records state or imply comes before a risk both
-sides share, which comes before a note about what is not recorded, whatever their severities;
-bookkeeping, which cannot change results, comes last. Within each group: most severe for the
-target first; then a mechanism the numerics probe confirms (its op family computed other bits)
-before one it did not measure, and that before one it ruled out; then a mechanism shown to act
-on the run (a setting that is on, a kernel that
-runs) before a latent one (a capability, a default the job may not use); then the larger effect
+First what a finding rests on: a difference the records state or imply and expect to change
+results comes before a risk both sides share; then what is not expected to change results (a
+difference or a risk at info for the target); then a note about what is not recorded, whatever
+its severity; bookkeeping, which cannot change results, comes last. Within each group: most
+severe for the target first; then a mechanism the numerics probe confirms (its op family
+computed other bits) before one it did not measure, and that before one it ruled out; then a
+mechanism shown to act on the run (a setting that is on, a kernel that runs) before a latent
+one (a capability, a default the job may not use); then the larger effect
 on the target (`EFFECT`, docs/diff.md); then the more severe for the stricter targets (of two
 findings low for close, the one high for bitwise changes more bits: an NCCL release before a
 driver patch or an unrelated package); then a stated fact before an inferred one; then, within
@@ -24,11 +25,16 @@ from envsnap.diff.report import SEVERITY_RANK, Basis, Category, Severity, Target
 # What a finding rests on, in the order of the report (bookkeeping, category noise, after all).
 _BASIS_GROUP: dict[Basis, int] = {"stated": 0, "inferred": 0, "shared": 1, "unknown": 2}
 _BOOKKEEPING_GROUP = 3
-_GROUP_TEXT: dict[int, str] = {
+# Where a finding's kind puts it in the report: a difference expected to change results, then
+# a risk both sides share, then what is not expected to change results (a difference or a risk
+# at info), then a note, then bookkeeping. A shared risk says what may explain a disagreement
+# that no difference explains; a difference at info says it explains nothing.
+_PLACE_TEXT: dict[int, str] = {
     0: "a difference",
-    1: "a risk both sides share (after every difference)",
-    2: "a note about what is not recorded (after every difference and shared risk)",
-    3: "bookkeeping (after everything else)",
+    1: "a risk both sides share (after every difference above info)",
+    2: "not expected to change results (after every difference and shared risk above info)",
+    3: "a note about what is not recorded (after every difference and shared risk)",
+    4: "bookkeeping (after everything else)",
 }
 
 # Effect of a kind of cause on each target, larger first (numerics.md rules 1, 2 and 6; the
@@ -87,6 +93,15 @@ def basis_group(basis: Basis, category: Category) -> int:
     return _BOOKKEEPING_GROUP if category == "noise" else _BASIS_GROUP[basis]
 
 
+def report_place(basis: Basis, category: Category, severity: Severity) -> int:
+    """0 a difference above info, 1 a shared risk above info, 2 either at info, 3 a note,
+    4 bookkeeping (_PLACE_TEXT)."""
+    group = basis_group(basis, category)
+    if group <= 1:
+        return 2 if severity == "info" else group
+    return group + 1
+
+
 @dataclass(frozen=True)
 class Standing:
     """What decides a finding's place."""
@@ -104,8 +119,9 @@ class Standing:
     stricter: tuple[Severity, ...] = ()  # the severities for STRICTER[target], in that order
 
     def key(self) -> tuple[int, int, int, int, int, tuple[int, ...], int, int, int, str, str]:
+        # The place in the report first (_PLACE_TEXT), then evidence within it.
         return (
-            basis_group(self.basis, self.category),
+            report_place(self.basis, self.category, self.severity),
             -SEVERITY_RANK[self.severity],
             -self.measured,
             -int(self.active),
@@ -124,7 +140,8 @@ class Standing:
 
     def reason(self, target: Target) -> str:
         group = basis_group(self.basis, self.category)
-        head = f"{_GROUP_TEXT[group]}; {self.severity} for {target}"
+        place = report_place(self.basis, self.category, self.severity)
+        head = f"{_PLACE_TEXT[place]}; {self.severity} for {target}"
         if group in (1, 2):  # a shared risk or a note: nothing acts, nothing is specific
             return f"{head}; effect: {_EFFECT_TEXT[self.category]}"
         state = "active on the run" if self.active else "latent (not shown to act on the run)"

@@ -56,3 +56,17 @@ def test_an_untracked_python_file_or_an_uncounted_side_stays_a_difference() -> N
     for pair in (_untracked_pair(0, 1), _untracked_pair(None, 0)):
         assert _finding(diff_documents(*pair), "code.untracked").severity == "low"
 
+
+def test_a_shared_risk_ranks_above_a_difference_that_explains_nothing() -> None:
+    """A risk both sides share may explain a disagreement that no difference explains; it
+    still ranks below every difference above info (docs/diff.md, Ranking)."""
+    a, b = _package_pair(imported=False)
+    for doc in (a, b):
+        doc["seeds"]["pythonhashseed"] = None
+        doc["env"]["variables"].pop("PYTHONHASHSEED", None)
+    ranked = [(f.rule, f.severity) for f in diff_documents(a, b).findings]
+    assert ranked == [("shared.hash-seed", "low"), ("stack.package", "info")]
+    b["packages"]["installed"]["attrs"]["imported"] = True  # now a difference above info
+    ranked = [(f.rule, f.severity) for f in diff_documents(a, b).findings]
+    # (whether a job had imported it is bookkeeping of its own)
+    assert ranked == [("stack.package", "low"), ("shared.hash-seed", "low"), ("noise.run", "info")]
