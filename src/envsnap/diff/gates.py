@@ -8,7 +8,11 @@ results when neither side's job ran on a GPU; a TF32 setting cannot when neither
 can run TF32. The state of a random generator that starts from OS entropy (python's `random`,
 numpy's legacy global RNG) differs in every process unless it is seeded: when neither side
 declares it seeded, a different state digest is what an unseeded generator looks like, not a
-changed condition.
+changed condition (torch's too, where its initial seed is a 64-bit draw, as in newer releases).
+
+What the job could not have felt is info as well: a generic package that neither job had
+imported by the time it captured with its model, and untracked files none of which is Python
+code.
 """
 
 from __future__ import annotations
