@@ -115,6 +115,43 @@ def version_flips(a: Doc, b: Doc) -> Iterator[Hit]:
             yield Hit(rule, _pkg_path(package), va, vb)
 
 
+# Python 3.3 salts str hashing per process by default (PYTHONHASHSEED unset means random);
+# before, hashing was fixed unless -R was given (https://docs.python.org/3/reference/
+# datamodel.html#object.__hash__: "Changed in version 3.3: Hash randomization is enabled by
+# default").
+HASH_RANDOMIZATION_SINCE = "3.3"
+
+
+def hash_randomization_default(a: Doc, b: Doc) -> Iterator[Hit]:
+    """A Python change across 3.3: set and dict iteration order of str keys changes between
+    processes on the newer side only, unless that side fixed PYTHONHASHSEED."""
+    va, vb = get(a, "python.version"), get(b, "python.version")
+    if not crosses(va, vb, HASH_RANDOMIZATION_SINCE):
+        return
+    newer, side = (b, "B") if within(vb, HASH_RANDOMIZATION_SINCE, None) else (a, "A")
+    stated = get(newer, "python.hash_randomization")
+    variables = get(newer, "env.variables")
+    if stated is False or (isinstance(variables, dict) and variables.get("PYTHONHASHSEED")):
+        return  # the newer side fixed its hash seed
+    states = (False, True) if newer is b else (True, False)
+    inferred = (
+        None
+        if stated is True
+        else f"{side}: Python {vb if newer is b else va} defaults to a random hash seed; whether "
+        "PYTHONHASHSEED was set is not recorded"
+    )
+    yield Hit(
+        "randomness.pythonhashseed",
+        "python.hash_randomization",
+        *states,
+        title=f"Python {va} → {vb} crosses 3.3: str hashing is salted per process on {side}, "
+        "so set order of strings changes from run to run",
+        inferred=inferred,
+        active=inferred is None,
+        extra=(("python.version", va, vb),),
+    )
+
+
 # --- batch semantics -----------------------------------------------------------------------
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -333,6 +370,7 @@ def training_argv(a: Doc, b: Doc) -> Iterator[Hit]:
 
 DERIVED: tuple[Callable[[Doc, Doc], Iterator[Hit]], ...] = (
     version_flips,
+    hash_randomization_default,
     global_batch,
     bug_windows,
     determinism_mismatch,
