@@ -8,9 +8,9 @@ from typing import Any
 
 def omit_unset_additions(document: dict[str, Any]) -> None:
     """Drop, in place, the later additions that are unset: `packages.installed.*.hashes`
-    (empty), `packages.installed.*.imported` (null), `packages.conda.*.channel` (null), `code.patch` and `code.untracked_python` (null), `torch.cpu` and
-    `torch.compiled` (null), `precision.params_device` (null), `placement` and `probe`
-    (null)."""
+    (empty), `packages.installed.*.imported` (null), `packages.conda.*.channel` (null),
+    `code.patch` and `code.untracked_python` (null), `torch.cpu` and `torch.compiled` (null),
+    `precision.params_device` (null), `placement` and `probe` (null)."""
     packages = document.get("packages")
     if isinstance(packages, dict):
         for package in (packages.get("installed") or {}).values():

@@ -210,18 +210,29 @@ def name_and_version(dist: Distribution) -> tuple[str | None, str | None]:
 PACKAGES_FRONT_ENV = "ENVSNAP_PACKAGES_FRONT"
 
 
-_TOP_LEVEL_CAP = 1 << 16  # bytes of RECORD read for a distribution without top_level.txt
+_RECORD_HEAD = 4096  # bytes of RECORD read for a distribution without top_level.txt
+
+
+def _record_head(dist: Distribution) -> str:
+    """The first lines of a distribution's RECORD (its own files come first), read without the
+    rest: a large package's RECORD lists thousands of files."""
+    if not isinstance(dist, MetadataDirectory):
+        return ""
+    try:
+        with open(os.path.join(dist.path, "RECORD"), "rb") as handle:
+            return handle.read(_RECORD_HEAD).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def top_level_modules(dist: Distribution, name: str) -> frozenset[str]:
     """The top-level modules a distribution installs: its top_level.txt, else the first
-    components of the paths its RECORD lists (its first 64 KiB), else its name as a module."""
+    components of the paths the head of its RECORD lists, else its name as a module."""
     listed = _read(dist, "top_level.txt")
     if listed is not None:
         return frozenset(line.strip() for line in listed.splitlines() if line.strip())
-    record = _read(dist, "RECORD")
     found: set[str] = set()
-    for line in (record or "")[:_TOP_LEVEL_CAP].splitlines():
+    for line in _record_head(dist).splitlines():
         head = line.partition(",")[0].split("/", 1)[0]
         if head.endswith(".py"):
             head = head[:-3]
