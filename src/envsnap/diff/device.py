@@ -71,6 +71,26 @@ def gpu_in_use(doc: Doc) -> bool | None:
     return True if devices(doc) else None
 
 
+# TF32 arrived with CUDA 11 (cuBLAS and cuDNN for Ampere): a torch built against CUDA 10 or
+# earlier runs no TF32 on any GPU (PyTorch docs notes/cuda.md, "TensorFloat-32 (TF32) on
+# Ampere (and later) devices"; CUDA 11.0 release notes).
+TF32_CUDA_SINCE = 11
+
+
+def tf32_build(doc: Doc) -> bool | None:
+    """False when this side's torch cannot run TF32 (a CPU build, or one built against CUDA
+    before 11), True when its CUDA build can, None when the record does not say."""
+    build = _get(doc, "cuda_stack.torch_build")
+    if build == "cpu":
+        # A job that declares CUDA contradicts its CPU build (envsnap check says so): unknown.
+        return None if job_device(doc) == "cuda" else False
+    cuda = _get(doc, "cuda_stack.torch_cuda") or _get(doc, "torch.cuda")
+    if not isinstance(cuda, str) and isinstance(build, str) and build.startswith("cu"):
+        cuda = build[2:-1] if len(build) > 3 else None  # cu102 -> 10, cu118 -> 11
+    major = str(cuda).split(".", 1)[0] if cuda is not None else ""
+    return int(major) >= TF32_CUDA_SINCE if major.isdigit() else None
+
+
 def tf32_gpu(doc: Doc) -> bool | None:
     flags = [_get(d, "capabilities.tf32") for d in devices(doc)]
     if not flags or any(flag is None for flag in flags):
@@ -164,7 +184,7 @@ def tf32_allowed(doc: Doc, family: str) -> Tri:
 def effective_tf32(doc: Doc, family: str) -> Tri:
     """Whether fp32 `family` math ran as TF32 on this side: the device, the GPU's capability,
     the override variables and torch's flags combined."""
-    if gpu_in_use(doc) is False:
+    if gpu_in_use(doc) is False or tf32_build(doc) is False:
         return "no"
     capable = tf32_gpu(doc)
     if capable is False:

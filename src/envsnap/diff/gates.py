@@ -4,8 +4,8 @@ A state one side could not resolve (effective TF32 where the torch flags were no
 latent and one step lower for close and conclusion: it cannot be compared, only inferred.
 
 A GPU-only setting (cuDNN, cuBLAS, NCCL, TF32 variables and flags, CUDA libraries) cannot change
-results when neither side's job ran on a GPU; a TF32 setting cannot when neither side's GPUs
-can run TF32. The state of a random generator that starts from OS entropy (python's `random`,
+results when neither side's job ran on a GPU; a TF32 setting cannot when neither side can run
+TF32 (its GPUs lack it, or its torch was built against CUDA before 11). The state of a random generator that starts from OS entropy (python's `random`,
 numpy's legacy global RNG) differs in every process unless it is seeded: when neither side
 declares it seeded, a different state digest is what an unseeded generator looks like, not a
 changed condition (torch's too, where its initial seed is a 64-bit draw, as in newer releases).
@@ -22,7 +22,7 @@ from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
 from envsnap.diff.derived import Hit, get
-from envsnap.diff.device import gpu_in_use, tf32_gpu
+from envsnap.diff.device import gpu_in_use, tf32_build, tf32_gpu
 from envsnap.diff.gpu_facts import cudnn_toggled
 from envsnap.diff.report import SEVERITIES, Severity
 
@@ -53,7 +53,7 @@ _INFO: tuple[Severity, Severity, Severity] = ("info", "info", "info")
 def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     """Lower the hits whose mechanism cannot act on either side."""
     no_gpu = gpu_in_use(a) is False and gpu_in_use(b) is False
-    no_tf32 = tf32_gpu(a) is False and tf32_gpu(b) is False
+    no_tf32 = all(tf32_gpu(doc) is False or tf32_build(doc) is False for doc in (a, b))
     out: list[Hit] = []
     toggled = cudnn_toggled(a, b)
     unseeded: set[str | None] = set(_unseeded_on_both_sides(a, b))
