@@ -1,4 +1,4 @@
-"""`python -m tests.field [--half dev|eval|all] [--draws N] [--json]`: score the differ.
+"""`python -m tests.field [--half dev|eval|all] [--fresh] [--draws N] [--json]`: score the differ.
 
 One line per case (half, route, category, the worst rank over the draws per target, the top
 finding's rule), then the top-1 / top-3 table per half x route x category x target. The
@@ -16,7 +16,7 @@ from envsnap.diff.report import TARGETS
 from tests.field.noise import DRAWS
 from tests.field.pairs import load_cases
 from tests.field.score import Outcome, score, table
-from tests.field.split import half
+from tests.field.split import FRESH, half
 
 
 def _rank(outcome: Outcome) -> str:
@@ -31,8 +31,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=("dev", "eval", "all"), default="dev")
     parser.add_argument("--draws", type=int, default=DRAWS)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument(
+        "--fresh", action="store_true", help="only the cases added and labelled on 2026-12-04"
+    )
     args = parser.parse_args(argv)
-    cases = [c for c in load_cases() if args.half in ("all", half(c["id"]))]
+    cases = [
+        c
+        for c in load_cases()
+        if args.half in ("all", half(c["id"])) and (not args.fresh or c["id"] in FRESH)
+    ]
     outcomes = score(cases, args.draws)
     rows = table(outcomes)
     if args.json:
