@@ -175,9 +175,30 @@ def _listdir(directory: Path) -> list[str]:
         return []
 
 
+_SHARED_LIB_DIR = re.compile(r"^cu\d+$")
+
+
+def _wheel_lib_dir(site: Path, component: str, shared: list[Path]) -> Path:
+    """Where a wheel's library lives: `nvidia/<component>/lib`, or for the CUDA 13 wheels the
+    directory they share (`nvidia/cu13/lib`) when it holds the component's library."""
+    own = site / "nvidia" / component / "lib"
+    if not shared or own.is_dir():
+        return own
+    stem = COMPONENTS[component]
+    for directory in shared:
+        if any(name.startswith(stem + ".") for name in _listdir(directory)):
+            return directory
+    return own
+
+
 def wheel_copies(site: Path) -> dict[str, LibraryCopy]:
     """nvidia-* and triton wheels installed in one site directory, by component."""
     copies: dict[str, LibraryCopy] = {}
+    shared = [
+        site / "nvidia" / name / "lib"
+        for name in sorted(_listdir(site / "nvidia"))
+        if _SHARED_LIB_DIR.match(name)
+    ]
     for entry in sorted(_listdir(site)):
         match = _NVIDIA_DIST.match(entry)
         if match and match["component"] in COMPONENTS:
@@ -189,7 +210,7 @@ def wheel_copies(site: Path) -> dict[str, LibraryCopy]:
                     source="wheel",
                     version=match["version"],
                     package=package,
-                    path=str(site / "nvidia" / component / "lib"),
+                    path=str(_wheel_lib_dir(site, component, shared)),
                 ),
             )
             continue

@@ -284,3 +284,25 @@ def test_real_collector_reads_sys_path_without_importing_torch(tmp_path: Path) -
     data = json.loads(done.stdout)
     assert data["torch_version"] == "2.5.1+cu124"
     assert data["libraries"]["cudnn"]["version"] == "9.1.0.70"
+
+
+def _cuda13_wheel(site: Path, project: str, version: str, library: str) -> None:
+    """A CUDA 13 wheel: its library in the directory the cu13 wheels share."""
+    lib = site / "nvidia" / "cu13" / "lib"
+    lib.mkdir(parents=True, exist_ok=True)
+    (lib / library).write_bytes(b"\x7fELF")
+    dist = site / f"{project.replace('-', '_')}-{version}.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n")
+
+
+def test_cuda_13_wheels_are_found_in_the_directory_they_share(tmp_path: Path) -> None:
+    site = tmp_path / "venv" / "site-packages"
+    make_torch(site, "2.9.1+cu130", "13.0")
+    _cuda13_wheel(site, "nvidia-cublas", "13.0.0.19", "libcublas.so.13")
+    _cuda13_wheel(site, "nvidia-cudnn-cu13", "9.13.0.50", "libcudnn.so.9")
+    section = read_stack([site], {}, None, empty_etc(tmp_path))
+    shared = str(site / "nvidia" / "cu13" / "lib")
+    for component, version in (("cublas", "13.0.0.19"), ("cudnn", "9.13.0.50")):
+        selected = section.libraries[component].selected
+        assert selected is not None and (selected.version, selected.path) == (version, shared)
