@@ -59,8 +59,7 @@ def capture(
     """
     if unknown:
         raise unknown_keyword(sorted(unknown)[0])
-    # What the job had imported, before the capture imports anything of its own.
-    job_modules = frozenset(name.partition(".")[0] for name in list(sys.modules))
+    job_modules = _job_modules()  # before the capture imports anything of its own
     inputs = {
         name: value
         for name, value in {
@@ -106,6 +105,25 @@ def capture(
         except OSError as exc:
             logger.warning("envsnap: could not write %s: %s", path, exc)
     return manifest
+
+
+def _job_modules() -> frozenset[str]:
+    """The top-level modules the job has loaded that a distribution can own: loaded from a
+    file or a package directory, outside the standard library, and not the script itself."""
+    stdlib = os.path.dirname(os.__file__) + os.sep
+    found: set[str] = set()
+    for name, module in list(sys.modules.items()):
+        if "." in name or name in ("__main__", "__mp_main__") or name in sys.stdlib_module_names:
+            continue
+        where = getattr(module, "__file__", None)
+        if isinstance(where, str):
+            # _sysconfigdata_* and kin: the standard library's own files, not a distribution's.
+            if where.startswith(stdlib) and "-packages" + os.sep not in where:
+                continue
+            found.add(name)
+        elif getattr(module, "__path__", None):
+            found.add(name)  # a namespace package (google, nvidia)
+    return frozenset(found)
 
 
 def unknown_keyword(name: str) -> TypeError:

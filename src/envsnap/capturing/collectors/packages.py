@@ -242,15 +242,35 @@ def top_level_modules(dist: Distribution, name: str) -> frozenset[str]:
             and (head.isidentifier())
         ):
             found.add(head)
-    return frozenset(found or {canonical_name(name).replace("-", "_")})
+    return frozenset(found or {_module_name(name)})
 
 
-def was_imported(dist: Distribution, name: str, job_modules: frozenset[str]) -> bool:
-    """Whether the job had loaded one of the distribution's top-level modules; the name as a
-    module is tried first, so most distributions cost no read."""
-    if canonical_name(name).replace("-", "_") in job_modules:
-        return True
-    return not top_level_modules(dist, name).isdisjoint(job_modules)
+def _module_name(name: str) -> str:
+    """A distribution's name as the module it usually installs (typing-extensions ->
+    typing_extensions)."""
+    return canonical_name(name).replace("-", "_")
+
+
+def mark_imported(
+    packages: dict[str, Package], dists: dict[str, Distribution], job_modules: frozenset[str]
+) -> None:
+    """Set `imported` on every package. A package whose name is a loaded module is imported;
+    the others' module lists (top_level.txt, the head of RECORD) are read only while some loaded
+    module has no distribution yet. An editable install whose name is not a loaded module stays
+    unknown: its RECORD names the path hook, not its modules."""
+    unclaimed = set(job_modules) - {_module_name(package.name) for package in packages.values()}
+    for key, package in packages.items():
+        if _module_name(package.name) in job_modules:
+            package.imported = True
+            continue
+        if package.source == "editable":
+            continue  # its modules are found through a path hook its files do not name: unknown
+        if not unclaimed:
+            package.imported = False
+            continue
+        modules = top_level_modules(dists[key], package.name)
+        package.imported = not modules.isdisjoint(job_modules)
+        unclaimed -= modules
 
 
 def installed_packages(
@@ -264,6 +284,7 @@ def installed_packages(
     """
     front = os.environ.get(PACKAGES_FRONT_ENV)
     packages: dict[str, Package] = {}
+    found: dict[str, Distribution] = {}
     for dist in distributions([front, *sys.path] if front else None):
         name, version = name_and_version(dist)
         if not name:
@@ -277,8 +298,9 @@ def installed_packages(
         packages[key] = Package(
             name=name, version=version, installer=installer, **_source(dist, redactor)
         )
-        if job_modules is not None:
-            packages[key].imported = was_imported(dist, name, job_modules)
+        found[key] = dist
+    if job_modules is not None:
+        mark_imported(packages, found, job_modules)
     return dict(sorted(packages.items()))
 
 

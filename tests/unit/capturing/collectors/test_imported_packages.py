@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from envsnap.capturing.collectors.packages import MetadataDirectory, top_level_modules, was_imported
+from envsnap.capturing.collectors.packages import (
+    Distribution,
+    MetadataDirectory,
+    mark_imported,
+    top_level_modules,
+)
+from envsnap.manifest.records import Package
 from tests.unit.capturing.collectors.test_torch_runtime import REPO, run_python
 
 
@@ -31,8 +37,28 @@ def test_a_distribution_s_modules_come_from_top_level_then_record_then_its_name(
     assert top_level_modules(pillow, "Pillow") == {"PIL"}
     assert top_level_modules(pyyaml, "PyYAML") == {"yaml", "_yaml"}
     assert top_level_modules(bare, "typing-extensions") == {"typing_extensions"}
-    assert was_imported(pillow, "Pillow", frozenset({"PIL", "os"}))
-    assert not was_imported(pyyaml, "PyYAML", frozenset({"PIL"}))
+    dists: dict[str, Distribution] = {"pillow": pillow, "pyyaml": pyyaml, "typing-extensions": bare}
+    names = {"pillow": "Pillow", "pyyaml": "PyYAML", "typing-extensions": "typing-extensions"}
+
+    def marked(job_modules: set[str]) -> dict[str, bool | None]:
+        packages = {
+            key: Package(name=name, version="1.0", installer=None, source=None)
+            for key, name in names.items()
+        }
+        mark_imported(packages, dists, frozenset(job_modules))
+        return {key: package.imported for key, package in packages.items()}
+
+    assert marked({"PIL", "typing_extensions"}) == {
+        "pillow": True,
+        "pyyaml": False,
+        "typing-extensions": True,
+    }
+    assert marked({"yaml"}) == {"pillow": False, "pyyaml": True, "typing-extensions": False}
+    assert marked(set()) == dict.fromkeys(names, False)
+    editable = Package(name="mylib", version="0.1", installer="pip", source="editable")
+    packages = {"mylib": editable}
+    mark_imported(packages, {"mylib": bare}, frozenset({"mylib_core"}))
+    assert editable.imported is None  # its modules hide behind a path hook: not known
 
 
 @pytest.mark.slow
