@@ -24,6 +24,7 @@ from envsnap.diff.catalog import RULES_BY_ID
 from envsnap.diff.derived import Hit, get
 from envsnap.diff.device import gpu_in_use, tf32_build, tf32_gpu
 from envsnap.diff.gpu_facts import cudnn_toggled
+from envsnap.diff.grouping import component
 from envsnap.diff.report import SEVERITIES, Severity
 
 Doc = dict[str, Any]
@@ -100,7 +101,7 @@ def not_imported(path: str, a: Doc, b: Doc) -> bool:
     package (a side without the package counts as not importing it)."""
     if not path.startswith(_INSTALLED):
         return False
-    name = path[len(_INSTALLED) :].split(".", 1)[0].strip('["]')
+    name = component(path)
     seen: list[object] = []
     for doc in (a, b):
         precision = doc.get("precision")

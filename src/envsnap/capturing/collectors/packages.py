@@ -210,6 +210,12 @@ def name_and_version(dist: Distribution) -> tuple[str | None, str | None]:
 PACKAGES_FRONT_ENV = "ENVSNAP_PACKAGES_FRONT"
 
 
+def _module_name(name: str) -> str:
+    """A distribution's name as the module it usually installs (typing-extensions ->
+    typing_extensions)."""
+    return canonical_name(name).replace("-", "_")
+
+
 _RECORD_HEAD = 4096  # bytes of RECORD read for a distribution without top_level.txt
 
 
@@ -236,19 +242,9 @@ def top_level_modules(dist: Distribution, name: str) -> frozenset[str]:
         head = line.partition(",")[0].split("/", 1)[0]
         if head.endswith(".py"):
             head = head[:-3]
-        if (
-            head
-            and not head.endswith((".dist-info", ".egg-info", ".data", ".pth"))
-            and (head.isidentifier())
-        ):
+        if head.isidentifier():  # not a .dist-info, .data or .pth entry
             found.add(head)
     return frozenset(found or {_module_name(name)})
-
-
-def _module_name(name: str) -> str:
-    """A distribution's name as the module it usually installs (typing-extensions ->
-    typing_extensions)."""
-    return canonical_name(name).replace("-", "_")
 
 
 def mark_imported(
