@@ -134,6 +134,11 @@ def primary_hit(group: Group, lead: Hit) -> Hit:
     return lead
 
 
+def is_primary(hit: Hit) -> bool:
+    """Whether the hit is at one of its rule's `primary` paths."""
+    return any(_glob(pattern).fullmatch(hit.path) for pattern in RULES_BY_ID[hit.rule].primary)
+
+
 def evidence(group: Group, first: Hit) -> list[tuple[str, Any, Any, str | None]]:
     """Every distinct (path, a, b, inferred), the titling hit first; `inferred` is what the
     hits that saw the path inferred from it (None: stated by all of them): a GPU's SM count is

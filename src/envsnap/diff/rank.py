@@ -33,6 +33,7 @@ from envsnap.diff.grouping import (
     group_hits,
     hit_severity,
     is_active,
+    is_primary,
     lead_hit,
     primary_hit,
     title_of,
@@ -341,7 +342,8 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             _own_title(group, first)
             or title_of(group, lead)
             or fingerprint_title(rule.title, first.path, first.a, first.b)
-            or f"{rule.title}: {_subject(first.path, rule)}{_short(first.a)} → {_short(first.b)}"
+            or f"{_heading(rule, first)}: {_subject(first.path, rule)}{_short(first.a)} → "
+            f"{_short(first.b)}"
         )
         title += through_it(group.hits, lead, target)
         note = _measured_note(group.hits)
@@ -384,6 +386,14 @@ def _subject(path: str, rule: Rule) -> str:
         return ""
     leaf = path[found.end() :].lstrip(".")
     return f"{found['key']} " if leaf in ("", "version") else f"{found['key']} {leaf} "
+
+
+def _heading(rule: Rule, first: Hit) -> str:
+    """The rule's title, or its component title when the titling hit is another component
+    than the one the rule is named after."""
+    if rule.component_title and _SUBJECTS.match(first.path) and not is_primary(first):
+        return rule.component_title
+    return rule.title
 
 
 def _own_title(group: Group, first: Hit) -> str | None:

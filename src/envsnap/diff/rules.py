@@ -35,7 +35,9 @@ class Rule:
     `specificity` is 0 for a generic change, 1 for a named mechanism or default flip, 2 for a
     known bug window; `latent` marks a capability or default that is not shown to act;
     `gpu_only` settings drop to info when neither side ran on a GPU; `primary` lists the path
-    globs whose evidence titles the finding, first match first.
+    globs whose evidence titles the finding, first match first; `component_title` titles it
+    instead when no primary path changed and the titling hit is another component (torch did
+    not change, torchaudio did).
     """
 
     id: str
@@ -54,6 +56,7 @@ class Rule:
     latent: bool = False
     gpu_only: bool = False
     primary: tuple[str, ...] = ()
+    component_title: str | None = None
 
     def severity_for(self, target: Target) -> Severity:
         return self.severity[TARGETS.index(target)]

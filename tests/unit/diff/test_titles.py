@@ -46,3 +46,20 @@ def test_another_frameworks_numerics_variable_outranks_the_catch_all() -> None:
     assert rules["JAX_ENABLE_X64"][0] == "env.framework-numerics"
     assert rules["JAX_COMPILATION_CACHE_DIR"][0] == "noise.env"
     assert rules["JAX_ENABLE_X64"][1] < rules["SOME_UNLISTED_KNOB"][1]
+
+
+def test_a_torch_family_package_is_titled_as_itself_when_torch_did_not_change() -> None:
+    a, b = full_pair()
+    installed = a["packages"]["installed"]
+    base = installed["rich"]
+    for side in (a, b):
+        side["packages"]["installed"]["torchaudio"] = {**base, "name": "torchaudio"}
+    a["packages"]["installed"]["torchaudio"]["version"] = "0.12.1"
+    b["packages"]["installed"]["torchaudio"]["version"] = "0.11.0"
+    titles = _titles(a, b)
+    assert titles["packages.installed.torchaudio.version"] == (
+        "torch-family package changed: torchaudio 0.12.1 → 0.11.0"
+    )
+    b["packages"]["installed"]["torch"]["version"] = "9.9.9"
+    title = next(f.title for f in diff_documents(a, b).findings if f.rule == "stack.torch")
+    assert title.startswith("torch version changed: ")

@@ -115,6 +115,7 @@ RULES: tuple[Rule, ...] = (
         category="stack",
         severity=("high", "medium", "low"),
         title="torch version changed",
+        component_title="torch-family package changed",
         why="PyTorch does not promise reproducible results across releases; defaults and "
         "kernels change (see the version flips reported with it).",
         fix="Pin the exact torch version and CUDA variant.",
