@@ -1,4 +1,4 @@
-"""`python -m tests.field [--half dev|eval|all] [--fresh] [--draws N] [--json]`: score the differ.
+"""`python -m tests.field [--half dev|eval|all] [--fresh [BATCH]] [--draws N] [--json]`: score the differ.
 
 One line per case (half, route, category, the worst rank over the draws per target, the top
 finding's rule), then the top-1 / top-3 table per half x route x category x target. The
@@ -16,7 +16,7 @@ from envsnap.diff.report import TARGETS
 from tests.field.noise import DRAWS
 from tests.field.pairs import load_cases
 from tests.field.score import Outcome, score, table
-from tests.field.split import FRESH, half
+from tests.field.split import BATCHES, FRESH, half
 
 
 def _rank(outcome: Outcome) -> str:
@@ -32,13 +32,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=int, default=DRAWS)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument(
-        "--fresh", action="store_true", help="only the cases added and labelled on 2026-12-04"
+        "--fresh",
+        nargs="?",
+        const="all",
+        choices=("all", *BATCHES),
+        help="only the cases of one batch added and labelled before any run (all: every batch)",
     )
     args = parser.parse_args(argv)
+    fresh = None if args.fresh is None else BATCHES.get(args.fresh, FRESH)
     cases = [
         c
         for c in load_cases()
-        if args.half in ("all", half(c["id"])) and (not args.fresh or c["id"] in FRESH)
+        if args.half in ("all", half(c["id"])) and (fresh is None or c["id"] in fresh)
     ]
     outcomes = score(cases, args.draws)
     rows = table(outcomes)
