@@ -8,10 +8,14 @@ GPU. Where both manifests hold a probe of the same suite for a device:
   whose mechanism acts through it is confirmed (active, ranked before its equals, the differing
   digests in its evidence), and the probe's own hits for that family fold into those causes;
 - a mechanism that acts only through the probe's op families (`ONLY_THROUGH`: a thread count, a
-  TF32 or fp32-precision setting, the SDPA backend choice) and all of whose families were
-  measured identical is ruled out: one step lower, and titled "probe: identical fp32 matmul on
-  cpu". A broad cause (another torch, another GPU) also acts through ops the probe does not run,
-  so identical probes never rule it out;
+  TF32 or fp32-precision setting) and all of whose families were measured identical is ruled
+  out: one step lower, and titled "probe: identical fp32 matmul on cpu". A broad cause (another
+  torch, another GPU) also acts through ops the probe does not run, so identical probes never
+  rule it out. A family is measured only where both probes ran one of its ops: an attention
+  backend the device lacks ("unsupported" on both sides) measures nothing;
+- the SDPA backend *selection* (`torch.sdpa.*`) is not probed at all: the probe pins each
+  backend in turn, so its attention digests show what each backend computes, not which one
+  the job's dispatch picked;
 - a family that differs with no recorded cause stays a finding of its own (`probe.numerics`).
 """
 
@@ -72,7 +76,6 @@ ACTS_THROUGH: dict[str, tuple[str | None, frozenset[str]]] = {
     "flip.torch-1.12-tf32": ("cuda", frozenset({"matmul_fp32"})),
     "flip.torch-2.9-fp32-precision": ("cuda", _TF32),
     "precision.reduced-reduction": ("cuda", frozenset({"matmul_bf16", "matmul_fp16"})),
-    "algo.sdpa": (None, _SDPA),
     "flip.torch-2.5-sdpa": ("cuda", _SDPA),
     "algo.cudnn-benchmark": ("cuda", frozenset({"conv2d_fp32"})),
     "algo.cudnn-api": ("cuda", frozenset({"conv2d_fp32", "sdpa_cudnn"})),
@@ -108,7 +111,6 @@ ONLY_THROUGH = frozenset(
         "flip.torch-1.12-tf32",
         "flip.torch-2.9-fp32-precision",
         "precision.reduced-reduction",
-        "algo.sdpa",
         "randomness.cuda-rng-sm-count",
     }
 )
@@ -166,11 +168,10 @@ def compare_probes(a: Doc, b: Doc) -> list[Measured]:
             op_a, op_b = ops_a[name], ops_b[name]
             if not (isinstance(op_a, dict) and isinstance(op_b, dict)):
                 continue
+            if op_a.get("status") == op_b.get("status") != "ok":
+                continue  # neither ran it (a backend this device lacks): nothing measured
             family = str(op_a.get("family") or name)
             found = by_family.setdefault(family, [])
-            if op_a.get("status") == op_b.get("status") != "ok":
-                by_family[family] = found  # neither ran it: compared, nothing measured
-                continue
             difference = _op_evidence(device, name, op_a, op_b)
             if difference is not None:
                 found.append(difference)

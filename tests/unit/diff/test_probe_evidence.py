@@ -61,6 +61,27 @@ def test_a_mechanism_whose_families_measured_identical_is_ruled_out_and_ranked_d
     assert finding.severity == "info"
 
 
+def test_a_family_neither_probe_could_run_is_not_measured() -> None:
+    a, b = _pair()
+    ops = a["probe"]["devices"]["cpu"]["ops"]
+    lacking = {op["family"] for op in ops.values() if op["status"] != "ok"}
+    assert lacking, "the CPU probe runs every op; nothing here to test"
+    families = {m.family for m in compare_probes(a, b)}
+    assert families and not families & lacking
+
+
+def test_identical_probes_never_rule_out_an_sdpa_backend_selection() -> None:
+    """The probe pins each backend; which one the job's dispatch picks it does not measure."""
+    a, b = _pair()
+    plain_a, plain_b = full_pair()
+    for side in (b, plain_b):
+        side["torch"]["sdpa"]["cudnn"] = not side["torch"]["sdpa"]["cudnn"]
+    probed = next(f for f in diff_documents(a, b).findings if f.rule == "algo.sdpa")
+    unprobed = next(f for f in diff_documents(plain_a, plain_b).findings if f.rule == "algo.sdpa")
+    assert "probe:" not in probed.title
+    assert probed.severity == unprobed.severity
+
+
 def test_a_family_that_differs_with_no_recorded_cause_is_a_finding_of_its_own() -> None:
     a, b = _pair()
     b["probe"]["devices"]["cpu"]["ops"]["matmul_fp32_square"]["digest"] = "0" * 16
