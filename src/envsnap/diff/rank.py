@@ -367,10 +367,10 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
 
 _DERIVED = "seeds.derived."
 # Collections whose keys name the thing a generic title is about: a package, a data item, a
-# template, a file, an environment variable.
+# template, a file, an environment variable, an attention backend.
 _SUBJECTS = re.compile(
     r"(?:packages\.(?:installed|conda)|data\.items|templates\.templates|tokenizer\.files"
-    r"|env\.variables|parallel\.dataloaders)\.(?P<key>[^.\[]+)"
+    r"|env\.variables|parallel\.dataloaders|torch\.sdpa)\.(?P<key>[^.\[]+)"
 )
 
 

@@ -63,3 +63,10 @@ def test_a_torch_family_package_is_titled_as_itself_when_torch_did_not_change() 
     b["packages"]["installed"]["torch"]["version"] = "9.9.9"
     title = next(f.title for f in diff_documents(a, b).findings if f.rule == "stack.torch")
     assert title.startswith("torch version changed: ")
+
+
+def test_an_sdpa_title_names_the_backend() -> None:
+    a, b = full_pair()
+    b["torch"]["sdpa"]["cudnn"] = not a["torch"]["sdpa"]["cudnn"]
+    title = _titles(a, b)["torch.sdpa.cudnn"]
+    assert title.startswith("attention (SDPA) backend selection changed: cudnn ")
