@@ -34,7 +34,8 @@ class Hit:
     `measured` is 1 when the numerics probe confirms the mechanism, -1 when it rules it out
     (`measured_note` says what it measured; see probe_evidence.py); `consequence_of` names the
     cause whose finding this hit joins, as one way that cause acts (the random streams of a
-    changed GPU), where its rule alone would make a finding of its own.
+    changed GPU), where its rule alone would make a finding of its own; `qualifier` follows
+    the finding's title in parentheses, saying why a gate lowered it.
     """
 
     rule: str
@@ -53,6 +54,7 @@ class Hit:
     measured: int = 0
     measured_note: str | None = None
     consequence_of: str | None = None
+    qualifier: str | None = None
 
 
 def get(doc: Doc, dotted_path: str) -> Any:

@@ -78,11 +78,11 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
             title = "untracked files differ, none of them Python code the job could import"
             out.append(replace(hit, severity=_INFO, active=False, title=title))
         elif hit.rule in GENERIC_PACKAGE_RULES and not_imported(hit.path, a, b):
-            title = f"{hit.title or rule.title} (the job had not imported it)"
-            out.append(replace(hit, severity=_INFO, active=False, title=title))
+            qualifier = "the job had not imported it"
+            out.append(replace(hit, severity=_INFO, active=False, qualifier=qualifier))
         elif no_gpu and rule.gpu_only:
-            title = f"{hit.title or rule.title} (GPU-only; neither side ran on a GPU)"
-            out.append(replace(hit, severity=_INFO, active=False, title=title))
+            qualifier = "GPU-only; neither side ran on a GPU"
+            out.append(replace(hit, severity=_INFO, active=False, qualifier=qualifier))
         elif no_tf32 and hit.rule in TF32_RULES:
             out.append(replace(hit, severity=_LOW, active=False))
         else:

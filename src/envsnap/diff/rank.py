@@ -345,6 +345,8 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
             or f"{_heading(rule, first)}: {_subject(first.path, rule)}{_short(first.a)} → "
             f"{_short(first.b)}"
         )
+        if first.qualifier:
+            title += f" ({first.qualifier})"
         title += through_it(group.hits, lead, target)
         note = _measured_note(group.hits)
         if note:

@@ -26,7 +26,7 @@ def _finding(report: Any, rule: str) -> Any:
 def test_a_package_neither_job_had_imported_is_info() -> None:
     found = _finding(diff_documents(*_package_pair(imported=False)), "stack.package")
     assert found.severity == "info"
-    assert found.title.endswith("(the job had not imported it)")
+    assert found.title == "package changed: attrs 1.0.0 → 1.0.1 (the job had not imported it)"
 
 
 def test_a_package_the_job_imported_or_that_is_not_known_stays_a_difference() -> None:
