@@ -37,6 +37,7 @@ JOB_TYPES: dict[str, tuple[type | None, ...]] = {
     "allow_tf32": (bool,),
     "cudnn_allow_tf32": (bool,),
     "float32_matmul_precision": (str,),
+    "sdpa": (dict,),
     "mkldnn_fp32_precision": (str,),
     "default_dtype": (str,),
     "amp_dtype": (str, None),
@@ -56,6 +57,7 @@ LOADER_TYPES: dict[str, tuple[type | None, ...]] = {
     "worker_init_fn": (bool,),
     "generator_seed": (int, None),
 }
+SDPA_BACKENDS = frozenset({"flash", "mem_efficient", "math", "cudnn"})
 LOADER_NAMES = frozenset({"train", "eval"})
 _TORCH_RELEASE = re.compile(r"\d+\.\d+\.\d+(?:\+[a-z0-9.]+)?")
 DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
@@ -233,6 +235,13 @@ def _job(job: Any) -> list[str]:
     precision = job.get("float32_matmul_precision")
     if isinstance(precision, str) and precision not in MATMUL_PRECISIONS:
         found.append(f"job.float32_matmul_precision: {precision!r} is not highest/high/medium")
+    sdpa = job.get("sdpa")
+    if isinstance(sdpa, dict) and not (
+        set(sdpa) <= SDPA_BACKENDS and all(isinstance(v, bool) for v in sdpa.values())
+    ):
+        found.append(
+            f"job.sdpa: backend -> true/false, backends {', '.join(sorted(SDPA_BACKENDS))}"
+        )
     if isinstance(job.get("argv"), list) and not all(isinstance(a, str) for a in job["argv"]):
         found.append("job.argv is a list of strings")
     loaders = job.get("loaders")

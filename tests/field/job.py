@@ -4,10 +4,10 @@ The capture route copies this file into a temporary git repository as `train.py`
 there in a fresh interpreter with one side's environment; `FIELD_JOB_SPEC` names the JSON spec
 the route wrote (the side's `job` settings, its data files, where to write the manifest, the
 label and extra the capture carries, and for the nvml route the NVML stand-in to install).
-The job applies the settings the way a real script does (torch flags, seeds, dtypes, autocast,
-one DataLoader per named loader), trains a small MLP for a few optimizer steps on random data
-drawn from a fixed seed, then calls `envsnap.capture(...)` with its live objects. Nothing is
-written into the manifest afterwards.
+The job applies the settings the way a real script does (torch flags, SDPA backends, seeds,
+dtypes, autocast, one DataLoader per named loader), trains a small MLP for a few optimizer
+steps on random data drawn from a fixed seed, then calls `envsnap.capture(...)` with its live
+objects. Nothing is written into the manifest afterwards.
 
 Only `train.py`'s own text is tracked in the repository; `LOG_EVERY` is the line a "changed"
 commit or a dirty tree edits.
@@ -48,6 +48,9 @@ def _flags(torch: Any, job: dict[str, Any]) -> None:
             setattr(cudnn, attribute, job[key])
     if "allow_tf32" in job:
         torch.backends.cuda.matmul.allow_tf32 = job["allow_tf32"]
+    for backend, enabled in job.get("sdpa", {}).items():
+        # What `sdpa_kernel(...)` or `enable_cudnn_sdp(False)` in a script pins.
+        getattr(torch.backends.cuda, f"enable_{backend}_sdp")(enabled)
     if "float32_matmul_precision" in job:
         torch.set_float32_matmul_precision(job["float32_matmul_precision"])
     if "mkldnn_fp32_precision" in job:

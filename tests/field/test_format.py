@@ -25,6 +25,7 @@ def test_each_problem_is_named() -> None:
     bad["a"]["gpus"] = ["no-such-gpu"]
     bad["a"]["job"]["threads"] = "four"
     bad["a"]["job"]["loaders"]["test"] = {}
+    bad["a"]["job"]["sdpa"] = {"cudnn": "off", "triton": False}
     bad["b"]["packages"] = {"torch": "2.0.0"}
     bad["b"]["cuda_libs"] = {"nvidia-ml-py": "12.535.77"}
     del bad["b"]["driver"]
@@ -36,6 +37,7 @@ def test_each_problem_is_named() -> None:
         "a: gpus: no file tests/field/gpus/no-such-gpu.json",
         "a: job.threads: 'four' has the wrong type",
         "a: job.loaders: unknown loader 'test'",
+        "a: job.sdpa: backend -> true/false",
         "b: packages: the job imports torch",
         "b: cuda_libs: not a CUDA library wheel: nvidia-ml-py",
         "driver: state it on both sides or on neither",

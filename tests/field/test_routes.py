@@ -83,6 +83,7 @@ def test_capture_route_applies_the_sides_job_settings(nvml_pair: tuple[Doc, Doc]
     assert "CUBLAS_WORKSPACE_CONFIG" not in b["env"]["variables"]
     assert a["torch"]["num_threads"] == 1
     assert a["torch"]["deterministic"]["algorithms"] is True
+    assert (a["torch"]["sdpa"]["cudnn"], b["torch"]["sdpa"]["cudnn"]) == (False, True)
     assert a["precision"]["amp_dtype"] == "bfloat16"
     assert a["parallel"]["dataloader"]["batch_size"] == 4
     assert a["parallel"]["dataloader"]["sampler"]["class_name"].endswith("RandomSampler")
