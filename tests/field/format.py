@@ -48,6 +48,7 @@ JOB_TYPES: dict[str, tuple[type | None, ...]] = {
     "loss_normalization": (str,),
     "compile": (bool,),
     "argv": (list,),
+    "imports": (list,),
 }
 LOADER_TYPES: dict[str, tuple[type | None, ...]] = {
     "batch_size": (int,),
@@ -64,6 +65,17 @@ DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 MATMUL_PRECISIONS = frozenset({"highest", "high", "medium"})
 # Distributions the job itself imports: a planted copy would state a version the job never ran.
 JOB_IMPORTS = frozenset({"torch", "numpy"})
+# What torch itself may import: a planted module under such a name would stand in for it.
+TORCH_LOADS = JOB_IMPORTS | {
+    "triton",
+    "sympy",
+    "networkx",
+    "jinja2",
+    "filelock",
+    "fsspec",
+    "typing-extensions",
+    "setuptools",
+}
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*-\d+-[a-z0-9-]+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -190,6 +202,7 @@ def _capture(spec: dict[str, Any], keys: frozenset[str] = CAPTURE_KEYS) -> list[
     ):
         found.append("env is not an object of name -> string")
     found += _job(spec.get("job", {}))
+    found += _imports(spec)
     packages = spec.get("packages", {})
     if not isinstance(packages, dict) or not all(isinstance(v, str) for v in packages.values()):
         found.append("packages is not an object of name -> version")
@@ -217,6 +230,22 @@ def _capture(spec: dict[str, Any], keys: frozenset[str] = CAPTURE_KEYS) -> list[
     if torch is not None and not (isinstance(torch, str) and _TORCH_RELEASE.fullmatch(torch)):
         found.append("torch is the torch.__version__ of the venv the side runs in ('2.9.1+cu128')")
     return found
+
+
+def _imports(spec: dict[str, Any]) -> list[str]:
+    """The planted packages the incident's job imported: names of the side's own `packages`,
+    never a package torch or the job loads itself (a stub would replace it)."""
+    job = spec.get("job")
+    imports = job.get("imports") if isinstance(job, dict) else None
+    if imports is None:
+        return []
+    packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
+    if not isinstance(imports, list) or not all(isinstance(n, str) for n in imports):
+        return ["job.imports is a list of the side's package names"]
+    wrong = [n for n in imports if n not in packages or n.lower() in TORCH_LOADS]
+    if wrong:
+        return [f"job.imports: not a planted package the job may import: {', '.join(wrong)}"]
+    return []
 
 
 def _job(job: Any) -> list[str]:

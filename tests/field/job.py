@@ -4,10 +4,10 @@ The capture route copies this file into a temporary git repository as `train.py`
 there in a fresh interpreter with one side's environment; `FIELD_JOB_SPEC` names the JSON spec
 the route wrote (the side's `job` settings, its data files, where to write the manifest, the
 label and extra the capture carries, and for the nvml route the NVML stand-in to install).
-The job applies the settings the way a real script does (torch flags, SDPA backends, seeds,
-dtypes, autocast, one DataLoader per named loader), trains a small MLP for a few optimizer
-steps on random data drawn from a fixed seed, then calls `envsnap.capture(...)` with its live
-objects. Nothing is written into the manifest afterwards.
+The job applies the settings the way a real script does (imports of planted packages, torch
+flags, SDPA backends, seeds, dtypes, autocast, one DataLoader per named loader), trains a small
+MLP for a few optimizer steps on random data drawn from a fixed seed, then calls
+`envsnap.capture(...)` with its live objects. Nothing is written into the manifest afterwards.
 
 Only `train.py`'s own text is tracked in the repository; `LOG_EVERY` is the line a "changed"
 commit or a dirty tree edits.
@@ -15,6 +15,7 @@ commit or a dirty tree edits.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -108,6 +109,8 @@ def main() -> int:
     import envsnap
 
     job: dict[str, Any] = spec["job"]
+    for module in job.get("imports", []):
+        importlib.import_module(module)  # the planted packages the incident's job imported
     _flags(torch, job)
     seeds = _seeds(job)
     data = torch.Generator().manual_seed(DATA_SEED)

@@ -1,5 +1,6 @@
 """Real installed distributions for a job's site directory: a `*.dist-info` with METADATA,
-INSTALLER, WHEEL and a RECORD of every file, as pip leaves them (the binary distribution
+INSTALLER, WHEEL and a RECORD of every file, as pip leaves them (and, for a package the job
+imports, a module holding only its `__version__`) (the binary distribution
 format, https://packaging.python.org/en/latest/specifications/binary-distribution-format/ and
 https://packaging.python.org/en/latest/specifications/recording-installed-packages/).
 
@@ -41,11 +42,24 @@ def _record_line(site: Path, path: Path) -> str:
     return f"{path.relative_to(site).as_posix()},sha256={digest},{len(data)}"
 
 
-def plant(site: Path, name: str, version: str) -> Path:
-    """Install `name==version` as metadata (and a CUDA wheel's library file) into `site`."""
+def module_name(name: str) -> str:
+    """The import name a planted distribution's module gets: 'scikit-learn' -> 'scikit_learn'.
+    Only its RECORD ties it to the distribution, as for any installed module."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def plant(site: Path, name: str, version: str, *, importable: bool = False) -> Path:
+    """Install `name==version` as metadata (and a CUDA wheel's library file) into `site`;
+    `importable` adds a module the job can import (`module_name`), listed in RECORD."""
     info = site / dist_info_name(name, version)
     info.mkdir(parents=True, exist_ok=False)
     files: list[Path] = []
+    if importable:
+        package = site / module_name(name)
+        package.mkdir()
+        init = package / "__init__.py"
+        init.write_text(f'__version__ = "{version}"\n', encoding="utf-8")
+        files.append(init)
     component = wheel_component(name)
     if component is not None:
         lib = site / "nvidia" / component / "lib"

@@ -66,6 +66,7 @@ NVML: dict[str, Any] = {
             "threads": 1,
             "deterministic": True,
             "sdpa": {"cudnn": False},
+            "imports": ["transformers"],
             "amp_dtype": "bfloat16",
             "loaders": {"train": {"batch_size": 4, "shuffle": True}, "eval": {"batch_size": 8}},
             "argv": ["--lr", "0.05"],

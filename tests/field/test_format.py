@@ -26,6 +26,7 @@ def test_each_problem_is_named() -> None:
     bad["a"]["job"]["threads"] = "four"
     bad["a"]["job"]["loaders"]["test"] = {}
     bad["a"]["job"]["sdpa"] = {"cudnn": "off", "triton": False}
+    bad["a"]["job"]["imports"] = ["transformers", "scipy"]
     bad["b"]["packages"] = {"torch": "2.0.0"}
     bad["b"]["cuda_libs"] = {"nvidia-ml-py": "12.535.77"}
     del bad["b"]["driver"]
@@ -38,6 +39,7 @@ def test_each_problem_is_named() -> None:
         "a: job.threads: 'four' has the wrong type",
         "a: job.loaders: unknown loader 'test'",
         "a: job.sdpa: backend -> true/false",
+        "a: job.imports: not a planted package the job may import: scipy",
         "b: packages: the job imports torch",
         "b: cuda_libs: not a CUDA library wheel: nvidia-ml-py",
         "driver: state it on both sides or on neither",

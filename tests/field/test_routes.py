@@ -91,6 +91,9 @@ def test_capture_route_applies_the_sides_job_settings(nvml_pair: tuple[Doc, Doc]
     assert a["run"]["argv"][1:3] == ["--lr", "0.05"]
     assert a["packages"]["installed"]["transformers"]["version"] == "4.46.0"
     assert b["packages"]["installed"]["transformers"]["version"] == "4.47.0"
+    # The package side A's job imports is recorded as imported; B's job never imported it.
+    imported = [doc["packages"]["installed"]["transformers"]["imported"] for doc in (a, b)]
+    assert imported == [True, False]
     for name in draw(NVML, "a", 0).packages:
         assert name in a["packages"]["installed"]
 

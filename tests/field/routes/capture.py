@@ -36,7 +36,7 @@ from typing import Any
 
 from tests.field.drivers import cuda_driver_version
 from tests.field.noise import Noise, draw
-from tests.field.planting import plant
+from tests.field.planting import module_name, plant
 
 HERE = Path(__file__).resolve().parent.parent
 PROJECT_ROOT = HERE.parent.parent
@@ -213,11 +213,13 @@ def prepare(case: Case, side: str, draw_index: int, root: Path) -> Prepared:
     site = root / "site"
     site.mkdir()
     planted = {**noise.packages, **(spec.get("packages") or {}), **(spec.get("cuda_libs") or {})}
+    job = dict(spec.get("job") or {})
+    imports = set(job.pop("imports", []))
     for name, version in sorted(planted.items()):
-        plant(site, name, version)
+        plant(site, name, version, importable=name in imports)
     out = root / "manifest.json"
     job_spec = {
-        "job": spec.get("job") or {},
+        "job": {**job, "imports": sorted(module_name(name) for name in imports)},
         "data": _data(repo, spec),
         "out": str(out),
         "label": case["id"],
