@@ -24,8 +24,8 @@ def half(case_id: str) -> Half:
 
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
-# fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; 2026-12-06: the commit
-# that added them, before the first capture.
+# fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; 2026-12-06 and
+# 2026-12-06b: the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -68,6 +68,19 @@ BATCHES: dict[str, frozenset[str]] = {
             "pt-33047-grid-sample-align-corners-default-14",
             "pt-55781-nnpack-conv2d-arm-vs-x86",
             "sklearn-14055-scipy13-pinvh-ard-accuracy",
+        }
+    ),
+    "2026-12-06b": frozenset(
+        {
+            "handson-ml-274-reber-set-order-hash",
+            "nccl-133-gdrdma-driver-390-allreduce-nan",
+            "nccl-831-forced-ll128-socket-transport-corruption",
+            "pt-157274-torch28-rc-cudnn-tf32-conv-a10",
+            "pt-75391-cusolver-syevd-cuda116-eigh",
+            "sd-webui-1098-prompt-padding-commit",
+            "seargesdxl-13-bugfix-commit-changes-images",
+            "tpot-1215-sklearn-024-kneighbors-known-score",
+            "trl-5138-fp32-load-under-bf16-autocast",
         }
     ),
 }
