@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.field.drivers import CUDA_BY_BRANCH, branch_of
+from tests.field.edits import SETTING_LINES
 from tests.field.reports import CPU_KEYS, FACT_KEYS, RELEASES
 
 HERE = Path(__file__).parent
@@ -88,6 +89,22 @@ def _typed(value: Any, types: tuple[type | None, ...]) -> bool:
     if isinstance(value, bool):
         return bool in types
     return any(t is not None and t is not bool and isinstance(value, t) for t in types)
+
+
+def _dirty_sets(repo: dict[str, Any], job: Any) -> list[str]:
+    """`dirty_sets` names job settings the uncommitted edit itself applies (`SETTING_LINES`)."""
+    keys = repo.get("dirty_sets")
+    if keys is None:
+        return []
+    if not isinstance(keys, list) or not keys or not repo.get("dirty"):
+        return ["repo.dirty_sets is a non-empty list of job settings, on a dirty side"]
+    job = job if isinstance(job, dict) else {}
+    bad = sorted(str(key) for key in keys if key not in SETTING_LINES or key not in job)
+    if bad:
+        return [
+            f"repo.dirty_sets: {', '.join(bad)} is not a job setting of this side that an edit can set"
+        ]
+    return []
 
 
 def problems(case: Any, name: str | None = None) -> list[str]:
@@ -214,13 +231,14 @@ def _capture(spec: dict[str, Any], keys: frozenset[str] = CAPTURE_KEYS) -> list[
                 "machine's, a planted copy would misstate it"
             )
     repo = spec.get("repo", {})
-    if not isinstance(repo, dict) or set(repo) - {"commit", "dirty"}:
-        found.append("repo holds only 'commit' and 'dirty'")
+    if not isinstance(repo, dict) or set(repo) - {"commit", "dirty", "dirty_sets"}:
+        found.append("repo holds only 'commit', 'dirty' and 'dirty_sets'")
     else:
         if repo.get("commit", "base") not in ("base", "changed"):
             found.append("repo.commit is 'base' or 'changed'")
         if not isinstance(repo.get("dirty", False), bool):
             found.append("repo.dirty is a boolean")
+        found += _dirty_sets(repo, spec.get("job"))
     data = spec.get("data", {})
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and _FILE_NAME.match(k) and isinstance(v, str) for k, v in data.items()

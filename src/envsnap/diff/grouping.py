@@ -70,9 +70,11 @@ class Group:
         return [RULES_BY_ID[hit.rule] for hit in self.hits]
 
 
-def _key(hit: Hit) -> tuple[str, str]:
+def group_key(hit: Hit) -> tuple[str, str]:
+    """The finding a hit belongs to: (cause name, component or path; "" for the whole cause).
+    A consequence joins its cause's finding, at the component it names."""
     if hit.consequence_of is not None:
-        return hit.consequence_of, ""
+        return hit.consequence_of, hit.component or ""
     rule = RULES_BY_ID[hit.rule]
     name = rule.merge or rule.id
     if rule.per == "path":
@@ -86,7 +88,7 @@ def group_hits(hits: Iterable[Hit]) -> list[Group]:
     """Hits gathered into findings, in order of first appearance."""
     groups: dict[tuple[str, str], Group] = {}
     for hit in hits:
-        key = _key(hit)
+        key = group_key(hit)
         groups.setdefault(key, Group(key)).hits.append(hit)
     return list(groups.values())
 

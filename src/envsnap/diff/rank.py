@@ -19,6 +19,7 @@ from envsnap.audit.diffhook import advisory_hits
 from envsnap.diff.catalog import CATALOG, RULES_BY_ID
 from envsnap.diff.catalog.aliases import names_of
 from envsnap.diff.changes import Change, compute_changes
+from envsnap.diff.code_edits import join_code_edits, set_by_edit
 from envsnap.diff.consequences import join_gpu_consequences, through_it
 from envsnap.diff.derived import Hit, derived_hits
 from envsnap.diff.env_meaning import cannot_act
@@ -347,7 +348,7 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
         )
         if first.qualifier:
             title += f" ({first.qualifier})"
-        title += through_it(group.hits, lead, target)
+        title += through_it(group.hits, lead, target) + set_by_edit(group.hits)
         note = _measured_note(group.hits)
         if note:
             title += f" ({note})"
@@ -459,6 +460,7 @@ def diff_documents(
     # After the gates: a folded version change keeps the severity its gate gave it.
     hits = fold_image_moves(hits)
     hits = join_gpu_consequences(hits, doc_a, doc_b)
+    hits = join_code_edits(hits, doc_a, doc_b, target)
     # Last: what the probe measured confirms or rules out the causes as the gates left them.
     hits = apply_probe(hits, doc_a, doc_b)
     return build_report(

@@ -3,7 +3,8 @@
 For one side of one draw the route lays out a machine in a temporary directory: the user's
 home (named by the noise model), a real git repository at the checkout path holding the job
 as `train.py` and a `.gitignore` (commit "base"; "changed" is a second commit that edits the
-script; a dirty tree is an uncommitted edit of it; the noise model's untracked logs and
+script; a dirty tree is an uncommitted edit of it, of the settings `dirty_sets` names where it
+names them (edits.py); the noise model's untracked logs and
 outputs beside it), the data files the job hashes in its ignored `data/` folder, and a site
 directory on PYTHONPATH with real distributions planted for the
 side's `packages`, the noise model's packages and, on the nvml route, the side's NVIDIA CUDA
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.field.drivers import cuda_driver_version
+from tests.field.edits import pin_in_script
 from tests.field.noise import Noise, draw
 from tests.field.planting import module_name, plant
 
@@ -163,7 +165,10 @@ def _repository(repo: Path, side: Case, noise: Noise, project: str) -> None:
     if settings.get("commit", "base") == "changed":
         _edit(repo / "train.py", 1)
         _git(repo, "commit", "-q", "-am", "changed", date=CHANGED_DATE)
-    if settings.get("dirty"):
+    if settings.get("dirty_sets"):
+        job = side.get("job") or {}
+        pin_in_script(repo / "train.py", {key: job[key] for key in settings["dirty_sets"]})
+    elif settings.get("dirty"):
         _edit(repo / "train.py", 5)
     for path, text in noise.untracked.items():
         target = repo / path
@@ -215,6 +220,8 @@ def prepare(case: Case, side: str, draw_index: int, root: Path) -> Prepared:
     planted = {**noise.packages, **(spec.get("packages") or {}), **(spec.get("cuda_libs") or {})}
     job = dict(spec.get("job") or {})
     imports = set(job.pop("imports", []))
+    for key in (spec.get("repo") or {}).get("dirty_sets", []):
+        del job[key]  # the script's own uncommitted lines set it
     for name, version in sorted(planted.items()):
         plant(site, name, version, importable=name in imports)
     out = root / "manifest.json"
