@@ -457,9 +457,13 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "driver-only",
-        "driver 550.54.15 -> 550.90.07, nothing else",
+        "driver branch 550 -> 560 (550.54.15 -> 560.35.03), nothing else",
         "stack.driver",
-        edits(("gpu.driver_version", "550.90.07"), ("gpu.nvml_version", "12.550.90.07")),
+        edits(
+            ("gpu.driver_version", "560.35.03"),
+            ("gpu.nvml_version", "12.560.35.03"),
+            ("gpu.cuda_driver_version", "12.6"),
+        ),
     ),
     # layout and semantics
     Case(

@@ -11,8 +11,8 @@ declares it seeded, a different state digest is what an unseeded generator looks
 changed condition (torch's too, where its initial seed is a 64-bit draw, as in newer releases).
 
 What the job could not have felt is info as well: a generic package that neither job had
-imported by the time it captured with its model, and untracked files none of which is Python
-code.
+imported by the time it captured with its model, untracked files none of which is Python
+code, and a patch step of the platform within one release series (patch_levels.py).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from envsnap.diff.derived import Hit, get
 from envsnap.diff.device import gpu_in_use, tf32_build, tf32_gpu
 from envsnap.diff.gpu_facts import cudnn_toggled
 from envsnap.diff.grouping import component
+from envsnap.diff.patch_levels import within_series
 from envsnap.diff.report import SEVERITIES, Severity
 
 Doc = dict[str, Any]
@@ -85,6 +86,9 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
             out.append(replace(hit, severity=_INFO, active=False, qualifier=qualifier))
         elif no_tf32 and hit.rule in TF32_RULES:
             out.append(replace(hit, severity=_LOW, active=False))
+        elif (step := within_series(hit)) is not None:
+            severity, qualifier = step
+            out.append(replace(hit, severity=severity, active=False, qualifier=qualifier))
         else:
             out.append(hit)
     return out
