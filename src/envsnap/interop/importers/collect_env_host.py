@@ -13,6 +13,10 @@ from envsnap.interop.importers.platform import MACHINES, libc_from, parse_platfo
 _GPU_RE = re.compile(r"^GPU (?P<index>\d{1,9}): (?P<name>.+)$")
 _UUID_SUFFIX = " (UUID: "
 _OS_MACHINE = re.compile(rf"\s*\((?P<machine>{MACHINES})\)$")
+# A Debian/Ubuntu multiarch library directory names the machine it was built for, and a host
+# loads only its own (libcudnn under /usr/lib/aarch64-linux-gnu on a Jetson).
+_MULTIARCH = re.compile(r"/lib/(?P<triplet>x86_64|aarch64|powerpc64le|s390x)-linux-gnu/")
+_TRIPLET_MACHINE = {"powerpc64le": "ppc64le"}
 # The OS line of a Linux report names its distribution ("Ubuntu 16.04.5 LTS", "CentOS Linux 7").
 _LINUX_OS = re.compile(
     r"\b(Linux|Ubuntu|Debian|CentOS|Red Hat|RHEL|Fedora|Rocky|AlmaLinux|openSUSE|SUSE|"
@@ -129,13 +133,29 @@ def _os(reading: Reading) -> tuple[str | None, str | None]:
     return system, machine
 
 
+def _multiarch_machine(reading: Reading) -> str | None:
+    """The machine a report names only through its library paths (1.x reports print no
+    architecture): one triplet across every cuDNN path, kept in the facts as where it came
+    from; None when there is none or they disagree."""
+    triplets = {
+        match["triplet"]
+        for line in reading.report.blocks.get("cudnn") or []
+        if (match := _MULTIARCH.search(line))
+    }
+    if len(triplets) != 1:
+        return None
+    triplet = triplets.pop()
+    reading.fact("machine_from", f"the cuDNN library path (/lib/{triplet}-linux-gnu/)")
+    return _TRIPLET_MACHINE.get(triplet, triplet)
+
+
 def map_system(reading: Reading) -> None:
     """OS, kernel, libc and CPU; hostname, memory and container limits are never stated."""
     system, machine = _os(reading)
     platform_line = reading.value("python_platform")
     stated = parse_platform(platform_line) if platform_line else {}
     system = stated.get("os") or system
-    machine = machine or stated.get("machine")
+    machine = machine or stated.get("machine") or _multiarch_machine(reading)
     libc_raw = reading.value("libc")
     libc = (libc_from(libc_raw) if libc_raw else None) or stated.get("libc")
     if libc is not None:

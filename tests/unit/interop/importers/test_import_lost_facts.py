@@ -129,3 +129,28 @@ def test_a_report_without_torch_keeps_the_system_cudnn_another_framework_links(
         assert document["cuda_stack"]["libraries"]["cudnn"]["version"] == version
         documents.append(document)
     assert diff_documents(*documents).findings[0].rule == "stack.cudnn"
+
+
+JETSON = Path(__file__).resolve().parents[3] / "field" / "collect_env"
+JETSON_REPORT = JETSON / "pt-23392-mean-arm64-xavier-vs-x86.b.txt"  # posted verbatim
+
+
+def test_a_report_without_an_architecture_line_names_it_through_its_cudnn_path() -> None:
+    text = JETSON_REPORT.read_text(encoding="utf-8")
+    assert "/usr/lib/aarch64-linux-gnu/libcudnn.so" in text and "(aarch64)" not in text
+    doc = load_any(str(JETSON_REPORT)).to_document()
+    assert doc["system"]["cpu"]["architecture"] == "aarch64"
+    assert "cuDNN library path" in doc["imported_from"]["facts"]["machine_from"]
+
+
+def test_cudnn_paths_of_two_machines_name_no_architecture(tmp_path: Path) -> None:
+    text = JETSON_REPORT.read_text(encoding="utf-8").replace(
+        "cuDNN version: /usr/lib/aarch64-linux-gnu/libcudnn.so.7.3.1",
+        "cuDNN version: Probably one of the following:\n"
+        "/usr/lib/aarch64-linux-gnu/libcudnn.so.7.3.1\n/usr/lib/x86_64-linux-gnu/libcudnn.so.7.3.1",
+    )
+    report = tmp_path / "mixed.txt"
+    report.write_text(text, encoding="utf-8")
+    doc = load_any(str(report)).to_document()
+    assert doc["system"]["cpu"]["architecture"] is None
+    assert "machine_from" not in doc["imported_from"]["facts"]
