@@ -24,8 +24,8 @@ def half(case_id: str) -> Half:
 
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
-# fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; 2026-12-06 and
-# 2026-12-06b: the commit that added them, before the first capture.
+# fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; 2026-12-06, 2026-12-06b
+# and 2026-12-06c: the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -81,6 +81,18 @@ BATCHES: dict[str, frozenset[str]] = {
             "seargesdxl-13-bugfix-commit-changes-images",
             "tpot-1215-sklearn-024-kneighbors-known-score",
             "trl-5138-fp32-load-under-bf16-autocast",
+        }
+    ),
+    "2026-12-06c": frozenset(
+        {
+            "flashinfer-3792-cudnn-919-fp8-moe-grouped-mm-sm120",
+            "hf-28316-gptneox-rotary-dtype-436",
+            "ollama-6556-cuda12-runner-driver-525-degraded",
+            "openblas-6021-zen4-gemm-blocking-vs-intel",
+            "pt-122697-eval-loader-advances-global-rng",
+            "pt-137597-inductor-argmax-sve-neoverse-v1",
+            "pytorch-3dunet-32-workers-share-dataset-random-state",
+            "vmaf-409-sklearn-022-extra-trees-n-estimators",
         }
     ),
 }
