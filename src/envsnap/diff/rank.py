@@ -105,14 +105,18 @@ def _uncaptured_hit(change: Change) -> Hit:
     side: Side = "a" if change.side == "a" else "b"
     why = f" ({change.reason})" if change.reason else ""
     a, b = change.a, change.b
+    known = ""
     if len(change.path) == 1:  # a whole section: say which side has it, not its content
         a, b = ("captured" if a is not None else None), ("captured" if b is not None else None)
+    elif isinstance(other := (b if side == "a" else a), str | int | float | bool):
+        # The value the other side records: the one fact to check on the side that lacks it.
+        known = f"; {_short(other)} {where('b' if side == 'a' else 'a', 'in')}"
     return Hit(
         "uncaptured",
         change.dotted,
         a,
         b,
-        title=f"cannot compare {change.dotted}: not captured {where(side, 'in')}{why}",
+        title=f"cannot compare {change.dotted}: not captured {where(side, 'in')}{why}{known}",
         severity=(severity[0], severity[1], severity[2]),
         # One note per section: what one side did not record is one gap, however many facts.
         component=_section_of(change.dotted),

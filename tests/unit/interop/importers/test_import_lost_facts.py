@@ -154,3 +154,19 @@ def test_cudnn_paths_of_two_machines_name_no_architecture(tmp_path: Path) -> Non
     doc = load_any(str(report)).to_document()
     assert doc["system"]["cpu"]["architecture"] is None
     assert "machine_from" not in doc["imported_from"]["facts"]
+
+
+def test_the_gap_note_names_the_architecture_the_other_side_records(tmp_path: Path) -> None:
+    text = JETSON_REPORT.read_text(encoding="utf-8")
+    unstated = tmp_path / "unstated.txt"
+    unstated.write_text(
+        text.replace("/usr/lib/aarch64-linux-gnu/libcudnn.so.7.3.1", "Could not collect"),
+        encoding="utf-8",
+    )
+    report = diff_documents(
+        load_any(str(unstated)).to_document(), load_any(str(JETSON_REPORT)).to_document()
+    )
+    note = next(f for f in report.findings if f.path == "system.cpu.architecture")
+    assert note.basis == "unknown"
+    assert note.title.startswith("cannot compare system.cpu.architecture: not captured in A")
+    assert note.title.endswith("; aarch64 in B")
