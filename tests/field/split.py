@@ -24,8 +24,8 @@ def half(case_id: str) -> Half:
 
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
-# fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; 2026-12-06, 2026-12-06b
-# and 2026-12-06c: the commit that added them, before the first capture.
+# fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
+# to 2026-12-06d): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -93,6 +93,23 @@ BATCHES: dict[str, frozenset[str]] = {
             "pt-137597-inductor-argmax-sve-neoverse-v1",
             "pytorch-3dunet-32-workers-share-dataset-random-state",
             "vmaf-409-sklearn-022-extra-trees-n-estimators",
+        }
+    ),
+    "2026-12-06d": frozenset(
+        {
+            "accelerate-2208-seedable-sampler-025",
+            "diffusers-11227-sd3-img2img-fp16-t4-vs-a100",
+            "diffusers-3609-unidiffuser-fp16-v100-vs-a100",
+            "finetrainers-182-cogvideox-fp16-nan-bf16",
+            "gensim-1715-dictionary-token2id-hash-order",
+            "hf-35696-mimi-test-values-t4-vs-a100",
+            "hf-41190-smolvlm-vision-embeddings-4551",
+            "pt-132301-compile-bf16-scale-upcast-triton",
+            "pt-63152-cufft-103-bluestein-plan-reuse-cu111",
+            "pyskl-26-ctrgcn-4-gpus-global-batch",
+            "sklearn-19990-kmeans-init-rng-024",
+            "sklearn-27991-gmm-kmeanspp-weighted-init-13",
+            "vllm-22103-cascade-attn-a100-vs-h100",
         }
     ),
 }
