@@ -46,7 +46,7 @@ def _tweak(scenario: str, rank: int, manifest: Any) -> Any:
     update: dict[str, Any] = {}
     if scenario == "package" and rank == 3 and manifest.packages is not None:
         installed = dict(manifest.packages.installed)
-        installed["click"] = installed["click"].model_copy(update={"version": "7.0.0"})
+        installed["pygments"] = installed["pygments"].model_copy(update={"version": "1.0.0"})
         update["packages"] = manifest.packages.model_copy(update={"installed": installed})
     if scenario == "seed":
         master = 43 if rank == 1 else 42
@@ -119,7 +119,7 @@ def test_identical_ranks_give_no_findings(four_ranks: dict[str, ClusterManifest]
     [
         ("omp", "env.variables.OMP_NUM_THREADS", [2]),
         ("nccl", "env.variables.NCCL_ALGO", [1]),
-        ("package", "packages.installed.click.version", [3]),
+        ("package", "packages.installed.pygments.version", [3]),
         ("seed", "seeds.master_seed", [1]),
     ],
 )

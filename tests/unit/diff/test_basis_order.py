@@ -84,8 +84,8 @@ def test_an_inferred_hit_gives_an_inferred_finding_and_marks_its_evidence() -> N
 # --- a note never outranks a difference ----------------------------------------------------
 def test_a_low_difference_ranks_above_a_missing_section_on_one_side() -> None:
     a, b = full_pair()
-    a["packages"]["installed"]["rich"]["version"] = "99.0.0"
-    b["packages"]["installed"]["rich"]["version"] = "99.0.1"
+    a["packages"]["installed"]["pygments"]["version"] = "99.0.0"
+    b["packages"]["installed"]["pygments"]["version"] = "99.0.1"
     b["tokenizer"] = None  # a whole section one side did not capture
     report = diff_documents(a, b)
     top, note = report.findings[0], _by_rule(report, "uncaptured")
@@ -169,7 +169,7 @@ def test_hashing_left_random_on_both_sides_is_a_shared_risk_below_every_differen
         "no difference expected to change results (close); if the runs disagree, 1 shared risk"
     )
     assert not alone.reaches("low") and alone.reaches("shared.hash-seed")
-    b["packages"]["installed"]["rich"]["version"] = "99.0.1"
+    b["packages"]["installed"]["pygments"]["version"] = "99.0.1"
     with_difference = diff_documents(a, b)
     assert with_difference.findings[0].rule.startswith("stack.package")
     assert _by_rule(with_difference, "shared.hash-seed").rank > 1

@@ -15,7 +15,7 @@ from tests.helpers import CliResult
 
 ODD = {
     17: ("env", "variables", "OMP_NUM_THREADS", "16"),
-    404: ("packages", "installed", "click", "version", "7.0.0"),
+    404: ("packages", "installed", "pygments", "version", "1.0.0"),
     999: ("python", "hash_randomization", False),
 }
 
@@ -69,7 +69,7 @@ def test_fleet_of_1000_finds_exactly_the_three_planted_odd_ones(
     apart = {c["members"][0]: [d["path"] for d in c["differences"]] for c in others}
     assert apart == {
         str(directory / "m0017.json"): ["env.variables.OMP_NUM_THREADS"],
-        str(directory / "m0404.json"): ["packages.installed.click.version"],
+        str(directory / "m0404.json"): ["packages.installed.pygments.version"],
         str(directory / "m0999.json"): ["python.hash_randomization"],
     }
 

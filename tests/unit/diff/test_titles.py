@@ -12,9 +12,11 @@ def _titles(a: dict, b: dict) -> dict[str, str]:  # type: ignore[type-arg]
 
 def test_a_package_title_names_the_package() -> None:
     a, b = full_pair()
-    b["packages"]["installed"]["rich"]["version"] = "15.0.1"
+    b["packages"]["installed"]["pygments"]["version"] = "2.20.1"
     titles = _titles(a, b)
-    assert titles["packages.installed.rich.version"] == "package changed: rich 15.0.0 → 15.0.1"
+    assert (
+        titles["packages.installed.pygments.version"] == "package changed: pygments 2.20.0 → 2.20.1"
+    )
 
 
 def test_a_data_item_title_names_the_item_and_the_field() -> None:

@@ -27,6 +27,32 @@ DEV_TOOLS = (
     "debugpy",
 )
 
+# Packages a job imports around its math, never in it: progress bars and terminal output,
+# command-line parsing, HTTP clients and certificates, installers, file locks, type stubs and
+# process inspection. The noise reference lists their bumps among what two real environments
+# differ in while computing the same results; torch itself imports tqdm, so a tqdm bump shows
+# as imported in every torch job. fsspec is left out: it decides which data files a glob
+# matches (datasets reads through it).
+TOOL_PACKAGES = (
+    "tqdm",
+    "rich",
+    "click",
+    "colorama",
+    "requests",
+    "urllib3",
+    "certifi",
+    "idna",
+    "charset-normalizer",
+    "pip",
+    "setuptools",
+    "wheel",
+    "packaging",
+    "filelock",
+    "typing-extensions",
+    "typing_extensions",
+    "psutil",
+)
+
 RULES: tuple[Rule, ...] = (
     Rule(
         id="noise.dev-tool",
@@ -38,6 +64,20 @@ RULES: tuple[Rule, ...] = (
         why="linters, formatters, type checkers, test runners and notebook tooling run beside "
         "the job, not in it: they cannot change what it computes.",
         fix="None needed.",
+        refs=(),
+        per="component",
+    ),
+    Rule(
+        id="noise.tool-package",
+        match=tuple(f"packages.installed.{name}.version" for name in TOOL_PACKAGES)
+        + tuple(f"packages.installed.{name}" for name in TOOL_PACKAGES),
+        category="noise",
+        severity=("info", "info", "info"),
+        title="package that does no arithmetic changed",
+        why="progress bars, terminal output, HTTP clients, certificates, installers, file locks "
+        "and type stubs run around the job's math, not in it, whether or not the job imports "
+        "them.",
+        fix="None needed; pin them in the lock file to keep environments identical.",
         refs=(),
         per="component",
     ),
