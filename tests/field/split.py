@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-06d): the commit that added them, before the first capture.
+# to 2026-12-06e): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -110,6 +110,25 @@ BATCHES: dict[str, frozenset[str]] = {
             "sklearn-19990-kmeans-init-rng-024",
             "sklearn-27991-gmm-kmeanspp-weighted-init-13",
             "vllm-22103-cascade-attn-a100-vs-h100",
+        }
+    ),
+    "2026-12-06e": frozenset(
+        {
+            "albumentations-2340-randomfog-single-layer-blend",
+            "cudnn-frontend-304-sm80-sdpa-bwd-stats-strides-cudnn-926",
+            "cudnn-frontend-414-fp8-sdpa-split-kv-bf16-zeros-cudnn-924",
+            "espnet-1923-sentencepiece-0190-vocab",
+            "hf-29905-gemma-expected-texts-t4-vs-a10g",
+            "hf-39605-voxtral-values-h100-vs-a10g",
+            "ipex-llm-6308-eval-loader-shuffle-target-mismatch",
+            "mlcommons-training-130-gnmt-seed-epochs-to-target",
+            "mxnet-11919-twice-the-gpus-global-batch",
+            "mxnet-14310-cudnn-74-dgrad-fft-tiling-strided-conv",
+            "mxnet-16391-cudnn-764-birnn-dgrad-stream-sync",
+            "nltk-2245-bleu-34-no-ngram-backoff",
+            "pt-102029-sdpa-vjp-xfail-a100-vs-h100",
+            "rethinking-nas-17-train-loader-shuffle-off",
+            "spacy-10903-md-vectors-pruned-clusters",
         }
     ),
 }
