@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-06e): the commit that added them, before the first capture.
+# to 2026-12-07): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -129,6 +129,21 @@ BATCHES: dict[str, frozenset[str]] = {
             "pt-102029-sdpa-vjp-xfail-a100-vs-h100",
             "rethinking-nas-17-train-loader-shuffle-off",
             "spacy-10903-md-vectors-pruned-clusters",
+        }
+    ),
+    "2026-12-07": frozenset(
+        {
+            "bert-score-86-transformers-4-fast-tokenizer",
+            "careamics-258-dataloader-params-drop-shuffle",
+            "fb-triton-2767-cublaslt-splitk-k-tail-12-vs-13",
+            "hf-39165-expected-values-t4-to-a10-switch",
+            "internevo-278-fp16-load-nan-bf16",
+            "openprescribing-3222-pandas-13-groupby-sum",
+            "pt-140305-gru-cpu-vs-cuda-tolerance-a10g-vs-l4",
+            "scanpy-1562-pandas-12-tie-order",
+            "scikit-fda-551-scipy-111-simpson",
+            "te-2344-cudnn-9140-swa-noncausal-nan",
+            "xformers-517-sm86-smem-dispatch-zero-grads",
         }
     ),
 }
