@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07): the commit that added them, before the first capture.
+# to 2026-12-07b): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -144,6 +144,23 @@ BATCHES: dict[str, frozenset[str]] = {
             "scikit-fda-551-scipy-111-simpson",
             "te-2344-cudnn-9140-swa-noncausal-nan",
             "xformers-517-sm86-smem-dispatch-zero-grads",
+        }
+    ),
+    "2026-12-07b": frozenset(
+        {
+            "acts-5903-onnx-tf32-t4-vs-a4000",
+            "arrayfire-2869-cuda100-batched-matmul-zeros",
+            "cupy-2922-cufft-101u2-pascal-irfftn-accuracy",
+            "deepmd-kit-4499-matmul-precision-high-dp-test",
+            "diffusers-7966-pixart-sigma-fp16-v100-vs-t4",
+            "gptq-1-opt-ppl-a100-vs-a6000",
+            "jax-25091-ptxas-1262-hopper-gather-wrong",
+            "librosa-1691-onset-fmax-nyquist-09",
+            "maskrcnn-benchmark-633-eval-batch-padding-map",
+            "pixeltable-yolox-26-opencv-414-resize-drift",
+            "resampy-101-filters-revised-030",
+            "xclim-317-sklearn-022-kmeans-tests",
+            "yolov3-271-rect-inference-batch-padding",
         }
     ),
 }
