@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07b): the commit that added them, before the first capture.
+# to 2026-12-07c): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -161,6 +161,18 @@ BATCHES: dict[str, frozenset[str]] = {
             "resampy-101-filters-revised-030",
             "xclim-317-sklearn-022-kmeans-tests",
             "yolov3-271-rect-inference-batch-padding",
+        }
+    ),
+    "2026-12-07c": frozenset(
+        {
+            "cryodrgn-45-apex-amp-fp16-nan-loss",
+            "dytox-2-ddp-per-gpu-batch-one-vs-two-gpus",
+            "ncnn-4578-avx512-packing-scale-retinaface",
+            "np-20891-exp-underflow-avx512-xeon-gold",
+            "paddleclas-1825-eval-loss-depends-on-gpu-count",
+            "pt-54590-upsample-nearest-channels-last-nightly-windows",
+            "pt-62237-interpolate-nearest-torch19-scale-near-one",
+            "tensorpack-246-nr-gpu-hardcoded-global-batch",
         }
     ),
 }
