@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07c): the commit that added them, before the first capture.
+# to 2026-12-07d): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -173,6 +173,15 @@ BATCHES: dict[str, frozenset[str]] = {
             "pt-54590-upsample-nearest-channels-last-nightly-windows",
             "pt-62237-interpolate-nearest-torch19-scale-near-one",
             "tensorpack-246-nr-gpu-hardcoded-global-batch",
+        }
+    ),
+    "2026-12-07d": frozenset(
+        {
+            "nccl-tests-37-allgather-4g-32bit-offset-nccl-2-5",
+            "pt-188288-cudnn-9231-conv-nondeterminism-a10g",
+            "pt-195483-cudnn-9231-bn-grad-accuracy-h100",
+            "pytorch-61063-libcuda-11-3-graph-replay-corruption",
+            "transformers-32250-jamba-logits-rtx4090-vs-t4",
         }
     ),
 }
