@@ -5,6 +5,7 @@ differ's score per half does not fall below the measured floor (docs/field.md)."
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -26,6 +27,7 @@ FLOOR: dict[tuple[Half, Target], tuple[int, int]] = {
     ("eval", "close"): (101, 106),
 }
 CASE_FILES = sorted(CASES_DIR.glob("*.json"))
+_GITHUB_THREAD = re.compile(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull|discussions)/(\d+)")
 
 
 @cache
@@ -56,6 +58,12 @@ def _outcomes() -> tuple[Outcome, ...]:
     return tuple(score(_buildable()))
 
 
+def _thread(url: str) -> str:
+    """A GitHub thread's identity: issues and pull requests of one repository share numbers."""
+    found = _GITHUB_THREAD.match(url)
+    return f"{found[1].lower()}#{found[2]}" if found else url
+
+
 @pytest.mark.parametrize("path", CASE_FILES, ids=[path.stem for path in CASE_FILES])
 def test_case_follows_the_v3_format(path: Any) -> None:
     found = problems(json.loads(path.read_text(encoding="utf-8")), path.stem)
@@ -66,7 +74,7 @@ def test_corpus_is_large_and_broad() -> None:
     cases = _cases()
     assert len({case.get("id") for case in cases}) == len(cases), "duplicate case ids"
     # One case per incident thread: a thread built twice would count its mechanism twice.
-    sources = [case.get("source") for case in cases]
+    sources = [_thread(str(case.get("source"))) for case in cases]
     repeated = sorted({source for source in sources if sources.count(source) > 1})
     assert not repeated, f"threads with more than one case: {repeated}"
     assert len(cases) >= 110, f"{len(cases)} cases, fewer than 110"
