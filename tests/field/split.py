@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07d): the commit that added them, before the first capture.
+# to 2026-12-07e): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -182,6 +182,16 @@ BATCHES: dict[str, frozenset[str]] = {
             "pt-195483-cudnn-9231-bn-grad-accuracy-h100",
             "pytorch-61063-libcuda-11-3-graph-replay-corruption",
             "transformers-32250-jamba-logits-rtx4090-vs-t4",
+        }
+    ),
+    "2026-12-07e": frozenset(
+        {
+            "pt-118735-compile-rng-stream-vs-eager",
+            "pt-120642-cudnn-8977-tf32-conv-sm86-inductor",
+            "pt-149254-cu126-cudnn-98-rnn-gru-float32-tests",
+            "pt-183761-inductor-fp16-cast-elision-cpu",
+            "pt-193061-mix-order-reduction-torch210-grads",
+            "pt-51992-cuda112-foreach-optimizer-bad-values",
         }
     ),
 }
