@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07e): the commit that added them, before the first capture.
+# to 2026-12-07f): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -192,6 +192,18 @@ BATCHES: dict[str, frozenset[str]] = {
             "pt-183761-inductor-fp16-cast-elision-cpu",
             "pt-193061-mix-order-reduction-torch210-grads",
             "pt-51992-cuda112-foreach-optimizer-bad-values",
+        }
+    ),
+    "2026-12-07f": frozenset(
+        {
+            "hf-23096-clip-image-processor-rescale-428",
+            "hf-38612-internvl-expected-outputs-a10-vs-t4",
+            "opennmt-py-318-translate-batch-size-padding-bleu",
+            "pt-59624-test-nn-tf32-a100-vs-v100",
+            "pytorch-fid-103-scipy-1112-sqrtm-imaginary",
+            "super-gradients-416-train-loader-default-no-shuffle",
+            "t-zero-29-eval-batch-size-pad-between-input-target",
+            "torchmetrics-1908-map-pycocotools-box-format-100",
         }
     ),
 }
