@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from functools import cache
 from typing import Any
 
@@ -74,8 +75,8 @@ def test_corpus_is_large_and_broad() -> None:
     cases = _cases()
     assert len({case.get("id") for case in cases}) == len(cases), "duplicate case ids"
     # One case per incident thread: a thread built twice would count its mechanism twice.
-    sources = [_thread(str(case.get("source"))) for case in cases]
-    repeated = sorted({source for source in sources if sources.count(source) > 1})
+    threads = Counter(_thread(str(case.get("source"))) for case in cases)
+    repeated = sorted(thread for thread, count in threads.items() if count > 1)
     assert not repeated, f"threads with more than one case: {repeated}"
     assert len(cases) >= 110, f"{len(cases)} cases, fewer than 110"
     categories = [(case.get("label") or {}).get("category") for case in cases]
