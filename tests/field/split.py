@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07f): the commit that added them, before the first capture.
+# to 2026-12-07g): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -204,6 +204,32 @@ BATCHES: dict[str, frozenset[str]] = {
             "super-gradients-416-train-loader-default-no-shuffle",
             "t-zero-29-eval-batch-size-pad-between-input-target",
             "torchmetrics-1908-map-pycocotools-box-format-100",
+        }
+    ),
+    "2026-12-07g": frozenset(
+        {
+            "cupy-3822-cuda110-cub-spmv-corrupt",
+            "cupy-5022-cufft-111-plan-reuse-second-call",
+            "cupy-7309-cuda120-potrf-devinfo-unset",
+            "cupy-7669-cuda1211-lobpcg-result-change",
+            "finetuner-253-unseeded-overfit-test",
+            "ginkgo-1322-cusparse-strided-vector-cuda116",
+            "gpu4pyscf-521-ecp-kernels-wrong-on-blackwell",
+            "hf-4245-squad-do-lower-case-flag",
+            "introml-124-sklearn-022-logreg-lbfgs-default",
+            "jax-16138-cudnn-below-88-wrong-rnn-output",
+            "ltx-video-211-a100-vs-h100-generation",
+            "onnxruntime-24027-a100-vs-h100-hidden-states",
+            "photutils-1136-scipy-160-ndimage-zoom",
+            "pt-15170-num-workers-worker-seed-stream",
+            "pt-62003-cusolver-syevjbatched-before-cuda-1131",
+            "pt-75784-cusparse-spmm-broadcast-cuda116u1",
+            "simcse-63-seed-change-unsup-bert",
+            "skyrl-90-token-mean-loss-reduction",
+            "tensorflow-3925-gtx1080-cudnn4-mnist-no-converge",
+            "tensorflow-60192-cudnn81-masked-rnn-corrupt",
+            "tensorrt-2062-cuda114-r470-mismatch-rtx3090",
+            "tf-32877-cuda100-cublas-dim-over-2pow16",
         }
     ),
 }
