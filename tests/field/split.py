@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07g): the commit that added them, before the first capture.
+# to 2026-12-07h): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -230,6 +230,18 @@ BATCHES: dict[str, frozenset[str]] = {
             "tensorflow-60192-cudnn81-masked-rnn-corrupt",
             "tensorrt-2062-cuda114-r470-mismatch-rtx3090",
             "tf-32877-cuda100-cublas-dim-over-2pow16",
+        }
+    ),
+    "2026-12-07h": frozenset(
+        {
+            "big-sleep-129-conda-cu113-vs-pip-cu115-black-images",
+            "kpconv-15-cuda10-rtx2080ti-matmul-nan",
+            "onnxruntime-16275-conv-algorithm-arm64-vs-amd-x86",
+            "onnxruntime-19288-tf32-ada-vs-p4000-output-mismatch",
+            "tensorflow-31022-cuda100-einsum-invalid-fixed-cuda101",
+            "tensorflow-4968-driver-352-k40m-silent-wrong-results",
+            "ultralytics-280-amp-nan-gtx1650-vs-rtx3090",
+            "yolov5-7908-gtx1660ti-amp-nan-vs-rtx2070",
         }
     ),
 }
