@@ -386,6 +386,14 @@ def derived_hits(a: Doc, b: Doc) -> list[Hit]:
     from envsnap.diff.gpu_facts import GPU_DERIVED
     from envsnap.diff.placement import PLACEMENT_DERIVED
     from envsnap.diff.shared_risks import shared_risks
+    from envsnap.diff.system_toolkit import system_toolkit
 
-    functions = (*DERIVED, *GPU_DERIVED, *CPU_DERIVED, *PLACEMENT_DERIVED, shared_risks)
+    functions = (
+        *DERIVED,
+        *GPU_DERIVED,
+        system_toolkit,
+        *CPU_DERIVED,
+        *PLACEMENT_DERIVED,
+        shared_risks,
+    )
     return [hit for function in functions for hit in function(a, b)]

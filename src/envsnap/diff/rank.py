@@ -192,10 +192,18 @@ def hits_for(changes: Iterable[Change], target: Target) -> list[Hit]:
 
 
 def without_covered(hits: Iterable[Hit], derived: Iterable[Hit]) -> list[Hit]:
-    """The hits, less fallbacks at a path a derived finding already reports (the device a
-    derived rule normalises from 'cuda:0' is that finding's evidence, not another difference)."""
+    """The hits, less fallbacks and bookkeeping at a path a derived finding already reports
+    (the device a derived rule normalises from 'cuda:0' is that finding's evidence, not another
+    difference; the system toolkit a job outside torch loads is not an install location)."""
     covered = {path for hit in derived for path in (hit.path, *(p for p, _, _ in hit.extra))}
-    return [hit for hit in hits if not (hit.rule == "fallback" and hit.path in covered)]
+    return [
+        hit
+        for hit in hits
+        if not (
+            hit.path in covered
+            and (hit.rule == "fallback" or RULES_BY_ID[hit.rule].category == "noise")
+        )
+    ]
 
 
 def _short(value: Any) -> str:
