@@ -192,3 +192,18 @@ def test_no_seed_on_either_in_job_side_is_one_shared_risk() -> None:
     assert [f.rule for f in shared].count("shared.no-seed") == 1
     # The workers' seeds follow from the missing seed: merged into that one finding.
     assert "shared.dataloader-workers" not in [f.rule for f in shared]
+
+
+def test_shared_risks_follow_their_reach_not_their_rule_ids() -> None:
+    # An unseeded job also leaves str hashing salted: every draw from the first step differs,
+    # which reaches more of the run than the order of str-keyed sets does.
+    a, b = full_pair()
+    for doc in (a, b):
+        doc["seeds"].update(master_seed=None, seeded=[], torch_initial_seed=None)
+        doc["run"]["argv"] = ["train.py"]
+        _hash_seed_unset(doc)
+    for target in ("bitwise", "close", "conclusion"):
+        shared = [
+            f.rule for f in diff_documents(a, b, target=target).findings if f.basis == "shared"
+        ]
+        assert shared.index("shared.no-seed") < shared.index("shared.hash-seed"), target
