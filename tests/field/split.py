@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07h): the commit that added them, before the first capture.
+# to 2026-12-07i): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -242,6 +242,42 @@ BATCHES: dict[str, frozenset[str]] = {
             "tensorflow-4968-driver-352-k40m-silent-wrong-results",
             "ultralytics-280-amp-nan-gtx1650-vs-rtx3090",
             "yolov5-7908-gtx1660ti-amp-nan-vs-rtx2070",
+        }
+    ),
+    "2026-12-07i": frozenset(
+        {
+            "bitsandbytes-1828-avx512-4bit-dequant-large-blocksize",
+            "earth2studio-1086-cudnn-benchmark-toggle-samudrace",
+            "featuretools-1492-pandas-130-concat-dtype",
+            "gfpgan-50-model-half-stylegan2-clean",
+            "hf-45252-matmul-precision-high-batching-equivalence",
+            "jax-469-xla-cpu-fast-math-exp-overflow",
+            "leaspy-504-mcmc-saem-intel-vs-apple-silicon",
+            "lightgbm-1487-boost-from-average-212",
+            "mmpose-1280-xtcocotools-110-apm",
+            "nccl-2001-nccl-2273-wrong-transfers-gh200-slingshot",
+            "nccl-2053-gh200-ll128-p2c-inter-node-corruption",
+            "oneflow-10265-lbfgs-tf32-rtx3090-vs-rtx2080ti",
+            "onnxruntime-19205-tf32-a10-vs-t4-model-tests",
+            "onnxruntime-19541-tf32-a10-vs-t4-java-provider-test",
+            "open-instruct-75-mmlu-eval-batch-size-left-padding",
+            "paddle-75041-default-tf32-matmul-nvidia-tf32-override",
+            "phonometry-656-avx512-numpy-kernels-filter-design",
+            "pinn-fp64-2-tf32-lbfgs-convection-stall",
+            "pocket-tts-264-cudnn-sdpa-bf16-backward-nan",
+            "pt-58724-cufft-103-bluestein-plan-cache-reuse",
+            "pyclaw-555-scipy-0181-dblquad",
+            "pyrokinetics-210-scipy-111-spline",
+            "pytential-254-scipy-115-interp-decomp-seed",
+            "rf-detr-1507-ddp-eval-sampler-padding-duplicates",
+            "scipy-4388-pillow-27-imresize",
+            "sd-webui-4407-gtx16xx-fp16-black-images",
+            "synthetic-7-rmultinom-long-double-x86-vs-arm64",
+            "torchmetrics-2365-meanmetric-float32-state-default-float64",
+            "trl-7181-no-cudnn-flag-dpo-nan",
+            "ultralytics-18701-albumentations-1421-seed",
+            "vecoli-443-avx512-sherlock-nodes",
+            "vllm-40923-marlin-moe-sm12x-ptx-jit-gb10",
         }
     ),
 }
