@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07i): the commit that added them, before the first capture.
+# to 2026-12-07j): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -278,6 +278,17 @@ BATCHES: dict[str, frozenset[str]] = {
             "ultralytics-18701-albumentations-1421-seed",
             "vecoli-443-avx512-sherlock-nodes",
             "vllm-40923-marlin-moe-sm12x-ptx-jit-gb10",
+        }
+    ),
+    "2026-12-07j": frozenset(
+        {
+            "pt-192483-cusolver-11712-eigh-batched-workspace",
+            "pt-196886-cudnn-924-batch-vs-single-a10g-torch214",
+            "pt-47844-cuda110-build-tutorial-loss-vs-cuda102",
+            "pt-62034-cudnn-821-bn-backward-imprecise-fixed-831",
+            "rocm-libraries-5706-hipblaslt-gfx1201-matmul-zeros",
+            "yolov5-4075-conda-cudatoolkit-111-vs-102-gtx1660super",
+            "yolov5-4839-pip-cu111-to-cu102-fixes-training",
         }
     ),
 }
