@@ -100,12 +100,14 @@ def hit_severity(hit: Hit, target: Target) -> Severity:
 def lead_hit(group: Group, target: Target) -> Hit:
     """The hit whose rule names the finding: the rule the merged cause is named after (the GPU
     change, not the kernels it brings; the finding's severity is still its most severe hit's),
-    then the most severe, then the most specific, then the setting that changed (a path,
-    untitled) before a derived summary; the first found breaks ties."""
+    then the cause itself before a way it acts (the toolkit, not a library it ships), then the
+    most severe, then the most specific, then the setting that changed (a path, untitled)
+    before a derived summary; the first found breaks ties."""
     return max(
         group.hits,
         key=lambda hit: (
             group.key[0] == hit.rule,
+            hit.consequence_of is None,
             SEVERITY_RANK[hit_severity(hit, target)],
             RULES_BY_ID[hit.rule].specificity,
             not RULES_BY_ID[hit.rule].derived,

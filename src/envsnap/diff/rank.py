@@ -56,6 +56,7 @@ from envsnap.diff.report import (
 )
 from envsnap.diff.rules import Rule, RuleIndex, aspects
 from envsnap.diff.sides import DIFF_SIDES, Side, Sides, where
+from envsnap.diff.toolkit_libraries import join_toolkit_libraries
 from envsnap.diff.versions import STEP_SIZE
 
 INDEX = RuleIndex(CATALOG)
@@ -472,6 +473,7 @@ def diff_documents(
     # After the gates: a folded version change keeps the severity its gate gave it.
     hits = fold_image_moves(hits)
     hits = join_gpu_consequences(hits, doc_a, doc_b)
+    hits = join_toolkit_libraries(hits, doc_a, doc_b)
     hits = join_code_edits(hits, doc_a, doc_b, target)
     # Last: what the probe measured confirms or rules out the causes as the gates left them.
     hits = apply_probe(hits, doc_a, doc_b)
