@@ -40,6 +40,7 @@ from envsnap.diff.grouping import (
     title_of,
 )
 from envsnap.diff.ordering import STRICTER, Standing, basis_group
+from envsnap.diff.parallel_batch import join_layout_batch
 from envsnap.diff.placement import fold_image_moves
 from envsnap.diff.probe_evidence import apply_probe, is_probe_result
 from envsnap.diff.report import (
@@ -474,6 +475,7 @@ def diff_documents(
     hits = fold_image_moves(hits)
     hits = join_gpu_consequences(hits, doc_a, doc_b)
     hits = join_toolkit_libraries(hits, doc_a, doc_b)
+    hits = join_layout_batch(hits, doc_a, doc_b)
     hits = join_code_edits(hits, doc_a, doc_b, target)
     # Last: what the probe measured confirms or rules out the causes as the gates left them.
     hits = apply_probe(hits, doc_a, doc_b)
