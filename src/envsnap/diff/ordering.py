@@ -117,6 +117,13 @@ class Standing:
     target: Target = "close"
     measured: int = 0  # 1 confirmed by the probe, -1 ruled out by it, 0 not measured
     stricter: tuple[Severity, ...] = ()  # the severities for STRICTER[target], in that order
+    # The kind of effect of the ways the cause acts at its severity (a GPU change acting
+    # through TF32 changes precision); None: the category's own.
+    effect: Category | None = None
+
+    @property
+    def effect_kind(self) -> Category:
+        return self.effect or self.category
 
     def key(self) -> tuple[int, int, int, int, int, tuple[int, ...], int, int, int, str, str]:
         # The place in the report first (_PLACE_TEXT), then evidence within it.
@@ -125,7 +132,7 @@ class Standing:
             -SEVERITY_RANK[self.severity],
             -self.measured,
             -int(self.active),
-            -EFFECT[self.target][self.category],
+            -EFFECT[self.target][self.effect_kind],
             tuple(-SEVERITY_RANK[severity] for severity in self.stricter),
             # A fact the records state before one inferred from them (a cuDNN version read
             # off the wheel's build follows the build change it comes from).
@@ -143,11 +150,11 @@ class Standing:
         place = report_place(self.basis, self.category, self.severity)
         head = f"{_PLACE_TEXT[place]}; {self.severity} for {target}"
         if group in (1, 2):  # a shared risk or a note: nothing acts, nothing is specific
-            return f"{head}; effect: {_EFFECT_TEXT[self.category]}"
+            return f"{head}; effect: {_EFFECT_TEXT[self.effect_kind]}"
         state = "active on the run" if self.active else "latent (not shown to act on the run)"
         if self.measured:
             state += "; confirmed by the probe" if self.measured > 0 else "; ruled out by the probe"
         return (
-            f"{head}; {state}; effect: {_EFFECT_TEXT[self.category]}; "
+            f"{head}; {state}; effect: {_EFFECT_TEXT[self.effect_kind]}; "
             f"{_SPECIFICITY_TEXT.get(self.specificity, 'specific')}"
         )

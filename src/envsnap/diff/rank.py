@@ -39,7 +39,7 @@ from envsnap.diff.grouping import (
     primary_hit,
     title_of,
 )
-from envsnap.diff.ordering import STRICTER, Standing, basis_group
+from envsnap.diff.ordering import EFFECT, STRICTER, Standing, basis_group
 from envsnap.diff.parallel_batch import join_layout_batch
 from envsnap.diff.placement import fold_image_moves
 from envsnap.diff.probe_evidence import apply_probe, is_probe_result
@@ -58,6 +58,7 @@ from envsnap.diff.report import (
 from envsnap.diff.rules import Rule, RuleIndex, aspects
 from envsnap.diff.sides import DIFF_SIDES, Side, Sides, where
 from envsnap.diff.toolkit_libraries import join_toolkit_libraries
+from envsnap.diff.torch_wheel import join_wheel_consequences
 from envsnap.diff.versions import STEP_SIZE
 
 INDEX = RuleIndex(CATALOG)
@@ -290,10 +291,11 @@ def _placed(group: Group, target: Target) -> _Placed:
     def most_severe(target: Target) -> Severity:
         return max((hit_severity(hit, target) for hit in group.hits), key=SEVERITY_RANK.__getitem__)
 
+    severity = most_severe(target)
     standing = Standing(
         basis=group_basis(group.hits),
         # The most severe of the cause's hits.
-        severity=most_severe(target),
+        severity=severity,
         stricter=tuple(most_severe(stricter) for stricter in STRICTER[target]),
         # Bookkeeping cannot act on results: it never outranks a cause of equal severity.
         active=category != "noise" and is_active(group.hits),
@@ -304,8 +306,20 @@ def _placed(group: Group, target: Target) -> _Placed:
         path=first.path,
         target=target,
         measured=_measured(group.hits),
+        effect=_effect(group, category, severity, target),
     )
     return _Placed(group, lead, first, category, standing)
+
+
+def _effect(group: Group, category: Category, severity: Severity, target: Target) -> Category:
+    """The largest kind of effect among the ways a cause acts at its own severity: a GPU change
+    whose TF32 is as severe as the change itself changes precision, not only kernels."""
+    if category == "noise":
+        return category
+    kinds = [
+        _category_of(hit, target) for hit in group.hits if hit_severity(hit, target) == severity
+    ]
+    return max([category, *kinds], key=lambda kind: EFFECT[target][kind])
 
 
 def _measured(hits: Sequence[Hit]) -> int:
@@ -475,6 +489,7 @@ def diff_documents(
     hits = fold_image_moves(hits)
     hits = join_gpu_consequences(hits, doc_a, doc_b)
     hits = join_toolkit_libraries(hits, doc_a, doc_b)
+    hits = join_wheel_consequences(hits, doc_a, doc_b)
     hits = join_layout_batch(hits, doc_a, doc_b)
     hits = join_code_edits(hits, doc_a, doc_b, target)
     # Last: what the probe measured confirms or rules out the causes as the gates left them.

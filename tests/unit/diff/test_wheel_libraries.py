@@ -32,7 +32,13 @@ def _l4(cudnn_line: str, *pip: str, torch: str = "2.2.2+cu121") -> str:
 
 
 def _cudnn_findings(a: dict[str, Any], b: dict[str, Any]) -> list[Any]:
-    return [f for f in diff_documents(a, b).findings if f.rule == "stack.cudnn"]
+    """The findings a cuDNN change is behind: its own, or the torch wheel's that ships it."""
+    return [f for f in diff_documents(a, b).findings if "stack.cudnn" in f.rules]
+
+
+def _cudnn_evidence(finding: Any) -> Any:
+    (evidence,) = [e for e in finding.evidence if e.path == "cuda_stack.libraries.cudnn.version"]
+    return evidence
 
 
 # --- the table -----------------------------------------------------------------------------
@@ -96,11 +102,22 @@ def _real_1_7(torch: str, cuda: str) -> str:
 def test_inferred_cudnn_change_names_both_versions(tmp_path: Path) -> None:
     a = _imported(tmp_path, "a", _real_1_7("1.8.1+cu111", "11.1"))
     b = _imported(tmp_path, "b", _real_1_7("1.10.0+cu113", "11.3"))
-    (cudnn,) = _cudnn_findings(a, b)
-    assert (cudnn.a, cudnn.b, cudnn.basis) == ("8.0.5.39", "8.2.0.53", "inferred")
-    assert "cuDNN 8.0.5.39 → 8.2.0.53" in cudnn.title
-    (evidence,) = cudnn.evidence
+    (wheel,) = _cudnn_findings(a, b)
+    # The wheel is one cause: the cuDNN it ships is a way the torch release acts.
+    assert wheel.rule == "stack.torch" and wheel.basis == "stated"
+    assert "through it: CUDA variant cu111 → cu113; cuDNN 8.0.5.39 → 8.2.0.53" in wheel.title
+    evidence = _cudnn_evidence(wheel)
+    assert (evidence.a, evidence.b) == ("8.0.5.39", "8.2.0.53")
     assert evidence.inferred and "release/1.10" in evidence.inferred
+    assert [f.rule for f in diff_documents(a, b).findings].count("stack.cuda-toolkit") == 0
+
+
+def test_inferred_cudnn_of_a_variant_change_joins_the_variant(tmp_path: Path) -> None:
+    a = _imported(tmp_path, "a", _real_1_7("1.8.1+cu102", "10.2"))
+    b = _imported(tmp_path, "b", _real_1_7("1.8.1+cu111", "11.1"))
+    (variant,) = _cudnn_findings(a, b)
+    assert variant.rule == "stack.cuda-build"
+    assert "through it: cuDNN 7.6.5.32 → 8.0.5.39" in variant.title
 
 
 def test_same_bundled_cudnn_is_no_change(tmp_path: Path) -> None:
@@ -134,4 +151,6 @@ def test_a_real_cudnn_difference_still_is_one(tmp_path: Path) -> None:
     # And a wheel whose pin differs from a listed wheel's is an inferred change.
     newer = _imported(tmp_path, "c", _l4("Could not collect", torch="2.4.0+cu121"))
     (pinned,) = _cudnn_findings(listed, newer)
-    assert (pinned.a, pinned.b, pinned.basis) == ("8.9.2.26", "9.1.0.70", "inferred")
+    assert pinned.rule == "stack.torch"
+    evidence = _cudnn_evidence(pinned)
+    assert (evidence.a, evidence.b) == ("8.9.2.26", "9.1.0.70") and evidence.inferred
