@@ -59,13 +59,17 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     out: list[Hit] = []
     toggled = cudnn_toggled(a, b)
     unseeded: set[str | None] = set(_unseeded_on_both_sides(a, b))
+    no_seed_risk = any(hit.rule == "shared.no-seed" for hit in hits)
     differing = [
         name for hit in hits if (name := _unseeded_generator(hit.path)) in unseeded and name
     ]
     for hit in hits:
         if _unseeded_generator(hit.path) in unseeded:
             title = _unseeded_title(differing)
-            out.append(replace(hit, severity=_UNSEEDED, active=False, title=title))
+            # Where no seed is recorded at all, the shared risk says it, more severely: the
+            # state is its symptom, not a difference to rank above it.
+            severity = _INFO if no_seed_risk else _UNSEEDED
+            out.append(replace(hit, severity=severity, active=False, title=title))
             continue
         if toggled and hit.path.startswith("torch.effective.conv_fp32."):
             # cuDNN itself was switched off: conv TF32 follows from that one cause.

@@ -41,3 +41,18 @@ def test_a_small_torch_seed_set_by_hand_stays_a_difference() -> None:
     found = _seed_findings(*_unseeded_pair(1, 2))
     assert any(severity != "info" for _, severity, _ in found)
     assert not any("torch" in title and "OS entropy" in title for _, _, title in found)
+
+
+def test_with_no_seed_recorded_the_shared_risk_leads_every_target() -> None:
+    # The differing states are the symptom of the seeds both jobs left open: for bitwise as
+    # for close, the shared risk that names that comes first, the states after it at info.
+    a, b = _unseeded_pair(12269132514226537274, 17772239737344090042)
+    for doc in (a, b):
+        doc["run"]["argv"] = ["train.py"]
+    for target in ("bitwise", "close", "conclusion"):
+        findings = [f for f in diff_documents(a, b, target=target).findings if f.severity != "info"]
+        assert findings and findings[0].rule == "shared.no-seed", (target, findings[:2])
+    states = [
+        f for f in diff_documents(a, b, target="bitwise").findings if f.rule == "randomness.seed"
+    ]
+    assert states and all(f.severity == "info" for f in states)
