@@ -129,10 +129,11 @@ def _glob(pattern: str) -> re.Pattern[str]:
 
 
 def primary_hit(group: Group, lead: Hit) -> Hit:
-    """The hit that titles the finding: the lead rule's first `primary` glob that matches,
-    else the lead itself."""
+    """The hit that titles the finding: the lead rule's first `primary` glob that matches a
+    hit of the cause itself (not a way it acts at the same path), else the lead itself."""
+    own = [hit for hit in group.hits if hit.consequence_of is None] or group.hits
     for pattern in RULES_BY_ID[lead.rule].primary:
-        for hit in group.hits:
+        for hit in own:
             if _glob(pattern).fullmatch(hit.path):
                 return hit
     return lead

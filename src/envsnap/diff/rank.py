@@ -43,6 +43,7 @@ from envsnap.diff.ordering import EFFECT, STRICTER, Standing, basis_group
 from envsnap.diff.parallel_batch import join_layout_batch
 from envsnap.diff.placement import fold_image_moves
 from envsnap.diff.probe_evidence import apply_probe, is_probe_result
+from envsnap.diff.release_mechanisms import join_release_mechanisms
 from envsnap.diff.report import (
     CATEGORY_WEIGHT,
     SEVERITIES,
@@ -490,6 +491,7 @@ def diff_documents(
     hits = join_gpu_consequences(hits, doc_a, doc_b)
     hits = join_toolkit_libraries(hits, doc_a, doc_b)
     hits = join_wheel_consequences(hits, doc_a, doc_b)
+    hits = join_release_mechanisms(hits)
     hits = join_layout_batch(hits, doc_a, doc_b)
     hits = join_code_edits(hits, doc_a, doc_b, target)
     # Last: what the probe measured confirms or rules out the causes as the gates left them.

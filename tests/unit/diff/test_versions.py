@@ -9,5 +9,5 @@ from tests.helpers.manifests import full_pair
 def test_release_candidates_cross_default_flips() -> None:
     a, b = full_pair()
     b["packages"]["installed"]["numpy"]["version"] = "2.0.0rc1"
-    rules = {f.rule for f in diff_documents(a, b).findings}
+    rules = {rule for f in diff_documents(a, b).findings for rule in f.rules}
     assert "flip.numpy-2.0-nep50" in rules
