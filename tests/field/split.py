@@ -25,7 +25,7 @@ def half(case_id: str) -> Half:
 # Cases added in one batch, each written from its thread and committed with its label before
 # any was captured or scored: the evaluation ones among them are cases nobody read while
 # fixing (`python -m tests.field --fresh [BATCH]`). 2026-12-04: 6631b83; the later batches (2026-12-06
-# to 2026-12-07j): the commit that added them, before the first capture.
+# to 2026-12-07k): the commit that added them, before the first capture.
 BATCHES: dict[str, frozenset[str]] = {
     "2026-12-04": frozenset(
         {
@@ -289,6 +289,41 @@ BATCHES: dict[str, frozenset[str]] = {
             "rocm-libraries-5706-hipblaslt-gfx1201-matmul-zeros",
             "yolov5-4075-conda-cudatoolkit-111-vs-102-gtx1660super",
             "yolov5-4839-pip-cu111-to-cu102-fixes-training",
+        }
+    ),
+    "2026-12-07k": frozenset(
+        {
+            "catboost-236-model-evaluation-bug-06",
+            "contho-8-torch181-vs-1101-training-results",
+            "cupy-9862-cusparse-spmm-griddim-zeros",
+            "detr-239-dc5-eval-batch-padding",
+            "easybuild-easyblocks-4217-low-omp-threads-test-mismatch",
+            "fairscale-921-fsdp-a100-tf32",
+            "imageio-982-png16-int32-2280",
+            "marin-2376-rl-per-example-loss-normalization",
+            "numba-10519-fastmath-umap-062-regression",
+            "openbackdoor-16-config-seed-ignored-unseeded-runs",
+            "par-neurips21-5-mixed-extension-code",
+            "pt-103973-gfx906-black-images-rocm542-vs-rocm52",
+            "pt-114109-compile-inductor-loss-nan",
+            "pt-148699-cuda126-vs-124-inductor-vision-accuracy",
+            "pt-161662-b200-cudnn-tf32-conv",
+            "pt-167024-cudnn-9102-tf32-conv3d-broken",
+            "pt-181737-torch211-cublaslt-routing-diffusion-image",
+            "pt-191037-cuda132-vs-130-bert-inductor-accuracy",
+            "pt-66072-cholesky-solve-batched-wheel-191-vs-190",
+            "pt-77081-dropout2d-3d-input-torch111",
+            "pyserini-823-ance-prf-bugfix-commit",
+            "scikit-image-4249-frangi-border-016",
+            "scikit-image-7403-frangi-output-020",
+            "sentence-transformers-1453-batch-encoding-kernels",
+            "te-2765-cublas-132-grouped-wgrad-empty-groups",
+            "te-3440-l40-cublaslt-splitk-bf16",
+            "te-3475-cublas-137-grouped-gemm-b300",
+            "tf-60550-h100-tf32-conv-remapper",
+            "torchio-991-val-loader-iter-advances-rng",
+            "torchtune-1875-grad-accum-per-batch-token-mean",
+            "xgboost-9606-hist-default-tree-method-20",
         }
     ),
 }
