@@ -356,7 +356,12 @@ def _report_noise(
         filled["platform"] = f"Linux-{kernel}-x86_64-with-glibc{glibc}"
     python = facts.get("python")
     if python is None and unstated("python"):
-        series = _python_for(facts.get("torch"), distro, series_choice)
+        # One series on both sides, patch levels apart: the series the older torch ran on
+        # (a minor Python step is a difference, not noise).
+        series = min(
+            (_python_for(f.get("torch"), distro, series_choice) for f in both),
+            key=lambda text: tuple(int(part) for part in text.split(".")),
+        )
         filled["python"] = f"{series}.{mine.choice(PYTHON_PATCHES[series])}"
     elif isinstance(python, str) and (short := _SHORT_PYTHON.match(python)):
         series = short.group(1)

@@ -90,6 +90,15 @@ def test_report_noise_fills_only_what_neither_side_states() -> None:
             assert "python" not in filled
 
 
+def test_report_noise_draws_one_python_series_across_a_torch_upgrade() -> None:
+    upgraded = copy.deepcopy(IMPORTED)
+    upgraded["a"]["facts"]["torch"] = "1.11.0+cu102"
+    upgraded["b"]["facts"]["torch"] = "1.12.1+cu102"
+    for index in range(10):
+        a, b = (draw(upgraded, side, index).report for side in ("a", "b"))
+        assert a["python"].rsplit(".", 1)[0] == b["python"].rsplit(".", 1)[0] == "3.8"
+
+
 def test_a_posted_report_gets_no_noise() -> None:
     posted = copy.deepcopy(IMPORTED)
     posted["a"] = {"report": "any.txt"}
