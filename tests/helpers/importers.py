@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from envsnap.manifest.model import Manifest
@@ -33,3 +34,12 @@ def stated(manifest: Manifest, section: str, path: str) -> Any:
     if document.get(section) is not None:
         return resolve(document[section], path)
     return resolve(document["imported_from"]["sections"][section], path)
+
+
+def imported_report(tmp_path: Path, name: str, text: str) -> dict[str, Any]:
+    """A collect_env report's text as `envsnap import` reads it: the manifest document."""
+    from envsnap.interop.importers import load_any
+
+    path = tmp_path / f"{name}.txt"
+    path.write_text(text, encoding="utf-8")
+    return load_any(str(path)).to_document()

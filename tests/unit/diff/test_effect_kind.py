@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.diff import diff_documents
-from envsnap.interop.importers import load_any
 from tests.helpers import FIXTURES
+from tests.helpers.importers import imported_report
 
 # A real 2021 report: torch 1.7.0+cu110 on two RTX 2070 SUPER.
 REAL = FIXTURES / "collect_env" / "real" / "pytorch-60367_rtx2070s.txt"
@@ -17,9 +17,7 @@ def _report(tmp_path: Path, name: str, torch: str, cuda: str, gpu: str) -> dict[
     text = REAL.read_text(encoding="utf-8").replace("1.7.0+cu110", torch)
     text = text.replace("PyTorch: 11.0", f"PyTorch: {cuda}")
     text = text.replace("NVIDIA GeForce RTX 2070 SUPER", gpu)
-    path = tmp_path / f"{name}.txt"
-    path.write_text(text, encoding="utf-8")
-    return load_any(str(path)).to_document()
+    return imported_report(tmp_path, name, text)
 
 
 def test_a_gpu_change_acting_through_tf32_ranks_above_an_equally_severe_build_change(

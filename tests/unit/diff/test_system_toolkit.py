@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.diff import diff_documents
-from envsnap.interop.importers import load_any
 from tests.helpers import FIXTURES
+from tests.helpers.importers import imported_report
 
 # A real 2023 report: torch 2.0.1+cu118 on eight A100s, nvcc 11.8.89 on the system.
 REPORT = FIXTURES / "collect_env" / "07_2023_torch2.0_cpu_block_8xa100.txt"
@@ -29,9 +29,7 @@ def _report(tmp_path: Path, name: str, nvcc: str, *, torch: bool) -> dict[str, A
             assert line in text
             text = text.replace(line, unavailable)
         text = "\n".join(line for line in text.splitlines() if "torch" not in line) + "\n"
-    path = tmp_path / f"{name}.txt"
-    path.write_text(text, encoding="utf-8")
-    return load_any(str(path)).to_document()
+    return imported_report(tmp_path, name, text)
 
 
 def test_without_torch_the_system_toolkit_change_is_the_cuda_toolkit_change(

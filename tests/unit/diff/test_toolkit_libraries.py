@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from envsnap.diff import diff_documents
-from envsnap.interop.importers import load_any
 from tests.helpers import FIXTURES
+from tests.helpers.importers import imported_report
 
 # A real 2020 report: torch 1.6.0 from conda, cudatoolkit 10.1.243, on eight V100s.
 REPORT = FIXTURES / "collect_env" / "real" / "gpu-perf-test_2020_v100_conda_cudatoolkit.txt"
@@ -19,9 +19,7 @@ def _report(tmp_path: Path, name: str, toolkit: str, cuda: str) -> dict[str, Any
     assert _TOOLKIT_LINE in text
     text = text.replace(_TOOLKIT_LINE, _TOOLKIT_LINE.replace("10.1.243", toolkit))
     text = text.replace("CUDA used to build PyTorch: 10.1", f"CUDA used to build PyTorch: {cuda}")
-    path = tmp_path / f"{name}.txt"
-    path.write_text(text, encoding="utf-8")
-    return load_any(str(path)).to_document()
+    return imported_report(tmp_path, name, text)
 
 
 def test_a_cudatoolkit_change_is_one_finding_naming_the_libraries_it_ships(
