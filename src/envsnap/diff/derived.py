@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from envsnap.diff.changes import dotted
@@ -55,6 +55,14 @@ class Hit:
     measured_note: str | None = None
     consequence_of: str | None = None
     qualifier: str | None = None
+
+
+def way_of(hit: Hit, cause: str, component: str = "", title: str | None = None) -> Hit:
+    """`hit` as one way `cause` acts: it joins the finding grouped under (cause, component),
+    the component of a cause that is one finding per rule being "", titled `title` if given."""
+    return replace(
+        hit, consequence_of=cause, component=component, title=hit.title if title is None else title
+    )
 
 
 def get(doc: Doc, dotted_path: str) -> Any:

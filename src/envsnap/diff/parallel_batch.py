@@ -10,11 +10,10 @@ takes its severity; a global batch changed at an equal data-parallel size stays 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
-from envsnap.diff.derived import Hit, batch_layout
+from envsnap.diff.derived import Hit, batch_layout, way_of
 
 Doc = dict[str, Any]
 LAYOUT_CAUSE = "semantics.parallel"
@@ -41,7 +40,7 @@ def join_layout_batch(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
         return hits
     title = f"global batch {batch.a} → {batch.b}"
     return [
-        replace(hit, consequence_of=LAYOUT_CAUSE, component="", title=title)
+        way_of(hit, LAYOUT_CAUSE, title=title)
         if RULES_BY_ID[hit.rule].merge == BATCH_CAUSE
         else hit
         for hit in hits

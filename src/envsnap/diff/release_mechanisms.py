@@ -12,10 +12,8 @@ finding of its own.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from envsnap.diff.catalog import RULES_BY_ID
-from envsnap.diff.derived import Hit
+from envsnap.diff.derived import Hit, way_of
 from envsnap.diff.grouping import component, group_key
 
 _HASH_DEFAULT = ("randomness.pythonhashseed", "python.hash_randomization")
@@ -46,5 +44,5 @@ def join_release_mechanisms(hits: list[Hit]) -> list[Hit]:
     for hit in hits:
         step = _step_of(hit)
         key = steps.get(step) if step is not None else None
-        out.append(replace(hit, consequence_of=key[0], component=key[1]) if key else hit)
+        out.append(way_of(hit, *key) if key else hit)
     return out

@@ -13,11 +13,10 @@ of its own.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
-from envsnap.diff.derived import Hit, get
+from envsnap.diff.derived import Hit, get, way_of
 
 Doc = dict[str, Any]
 TOOLKIT_CAUSE = "cuda-variant"  # the merged CUDA toolkit / torch CUDA build finding
@@ -49,8 +48,6 @@ def join_toolkit_libraries(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     package = next(p for p in (_from_toolkit_package(a, n) for n in shipped.values()) if p)
     title = f"{', '.join(sorted(set(shipped.values())))} from the {package} package"
     return [
-        replace(hit, consequence_of=TOOLKIT_CAUSE, component="", title=title)
-        if index in shipped
-        else hit
+        way_of(hit, TOOLKIT_CAUSE, title=title) if index in shipped else hit
         for index, hit in enumerate(hits)
     ]

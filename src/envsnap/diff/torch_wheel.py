@@ -13,11 +13,10 @@ can change on its own and keeps a finding of its own.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
-from envsnap.diff.derived import Hit
+from envsnap.diff.derived import Hit, way_of
 
 Doc = dict[str, Any]
 RELEASE = "torch-release"  # stack.torch and the build configuration it comes with
@@ -66,14 +65,14 @@ def join_wheel_consequences(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
 def _joined(hit: Hit, cause: str, variant_title: str | None) -> Hit:
     """The hit as a way `cause` acts, when it is one."""
     if _from_the_build(hit):
-        return replace(hit, consequence_of=cause, component="")
+        return way_of(hit, cause)
     if (
         cause == RELEASE
         and _cause_of(hit) == VARIANT
         and hit.path in _BUILD_PATHS
         and hit.consequence_of is None
     ):
-        return replace(hit, consequence_of=cause, component="", title=variant_title)
+        return way_of(hit, cause, title=variant_title)
     return hit
 
 
