@@ -9,6 +9,9 @@ TF32 (its GPUs lack it, or its torch was built against CUDA before 11). The stat
 numpy's legacy global RNG) differs in every process unless it is seeded: when neither side
 declares it seeded, a different state digest is what an unseeded generator looks like, not a
 changed condition (torch's too, where its initial seed is a 64-bit draw, as in newer releases).
+A generator both sides seeded from the same master seed starts from the same state, so a
+different digest at capture says the job drew a different count of random numbers before it:
+a consequence of another difference (batch, dtype, code), ranked below any stated cause.
 
 What the job could not have felt is info as well: a generic package that neither job had
 imported by the time it captured with its model, untracked files none of which is Python
@@ -50,6 +53,7 @@ ENTROPY_SEED_FLOOR = 2**32
 _UNSEEDED: tuple[Severity, Severity, Severity] = ("low", "info", "info")
 _LOW: tuple[Severity, Severity, Severity] = ("low", "low", "low")
 _INFO: tuple[Severity, Severity, Severity] = ("info", "info", "info")
+_DRAWN_DIFFERENTLY: tuple[Severity, Severity, Severity] = ("medium", "low", "info")
 
 
 def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
@@ -60,6 +64,8 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     toggled = cudnn_toggled(a, b)
     unseeded: set[str | None] = set(_unseeded_on_both_sides(a, b))
     no_seed_risk = any(hit.rule == "shared.no-seed" for hit in hits)
+    same_seed: set[str | None] = set(_seeded_alike(a, b))
+    drawn = [name for hit in hits if (name := _unseeded_generator(hit.path)) in same_seed and name]
     differing = [
         name for hit in hits if (name := _unseeded_generator(hit.path)) in unseeded and name
     ]
@@ -70,6 +76,10 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
             # state is its symptom, not a difference to rank above it.
             severity = _INFO if no_seed_risk else _UNSEEDED
             out.append(replace(hit, severity=severity, active=False, title=title))
+            continue
+        if (name := _unseeded_generator(hit.path)) in same_seed and name:
+            title = _drawn_differently_title(drawn)
+            out.append(replace(hit, severity=_DRAWN_DIFFERENTLY, active=False, title=title))
             continue
         if toggled and hit.path.startswith("torch.effective.conv_fp32."):
             # cuDNN itself was switched off: conv TF32 follows from that one cause.
@@ -155,6 +165,22 @@ def _seeded(doc: Doc) -> set[str]:
     seeds = doc.get("seeds")
     listed = seeds.get("seeded") if isinstance(seeds, dict) else None
     return {str(name) for name in listed} if isinstance(listed, list) else set()
+
+
+def _seeded_alike(a: Doc, b: Doc) -> set[str]:
+    """The generators both sides declare seeded from one and the same master seed."""
+    seed = get(a, "seeds.master_seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed != get(b, "seeds.master_seed"):
+        return set()
+    return _seeded(a) & _seeded(b)
+
+
+def _drawn_differently_title(generators: list[str]) -> str:
+    names = ", ".join(sorted(set(generators)))
+    return (
+        f"RNG state differs under the same seed ({names}): the job drew a different count "
+        "of random numbers before capture, which follows from another difference"
+    )
 
 
 def _torch_from_entropy(doc: Doc) -> bool:

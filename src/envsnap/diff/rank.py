@@ -22,6 +22,7 @@ from envsnap.diff.changes import Change, compute_changes
 from envsnap.diff.code_edits import join_code_edits, set_by_edit
 from envsnap.diff.consequences import join_gpu_consequences, through_it
 from envsnap.diff.derived import Hit, derived_hits
+from envsnap.diff.dtype_titles import dtype_title
 from envsnap.diff.env_meaning import cannot_act
 from envsnap.diff.findings import make_finding, make_report
 from envsnap.diff.fingerprints import fingerprint_title
@@ -429,10 +430,12 @@ def _heading(rule: Rule, first: Hit) -> str:
 
 
 def _own_title(group: Group, first: Hit) -> str | None:
-    """A title the group's shape decides: a section's notes counted as one gap; a changed
-    master seed named by its value, the seeds derived from it being its evidence."""
+    """A title the group's shape decides: a section's notes counted as one gap; a storage
+    dtype change named by its dtypes; a changed master seed named by its value, the seeds derived from it being its evidence."""
     if first.rule == "uncaptured" and len(group.hits) > 1:
         return _gap_title(group.hits)
+    if first.rule == "precision.dtypes":
+        return dtype_title([hit for hit in group.hits if hit.rule == first.rule])
     if first.rule != "randomness.seed":
         return None
     if first.path == "seeds.master_seed":

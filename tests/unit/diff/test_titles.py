@@ -72,3 +72,16 @@ def test_an_sdpa_title_names_the_backend() -> None:
     b["torch"]["sdpa"]["cudnn"] = not a["torch"]["sdpa"]["cudnn"]
     title = _titles(a, b)["torch.sdpa.cudnn"]
     assert title.startswith("attention (SDPA) backend selection changed: cudnn ")
+
+
+def test_a_storage_dtype_title_names_the_default_dtype_and_each_sections_dtypes() -> None:
+    a, b = full_pair()
+    b["torch"]["default_dtype"] = "torch.float64"
+    b["precision"]["params"] = {
+        "float64": {"bytes": 995518464, "elements": 124439808, "tensors": 148}
+    }
+    dtype = [f for f in diff_documents(a, b).findings if f.rule == "precision.dtypes"]
+    assert [f.title for f in dtype] == [
+        "default dtype torch.float32 → torch.float64; parameters stored as float32 (124439808 "
+        "elements) → float64 (124439808 elements)"
+    ]
