@@ -326,5 +326,40 @@ BATCHES: dict[str, frozenset[str]] = {
             "xgboost-9606-hist-default-tree-method-20",
         }
     ),
+    "2026-12-07l": frozenset(
+        {
+            "cupy-3763-cufft-c2r-overwrites-input-cuda11",
+            "cupy-3775-cuda110-multigpu-cufft-device-order",
+            "pt-16610-convtranspose2d-cudnn-nan-torch100",
+        }
+    ),
+    "2026-12-07n": frozenset(
+        {
+            "bigbio-746-euadr-listdir-order-windows",
+            "gmt-956-qsort-unstable-macos-vs-linux",
+            "mask-rcnn-2551-listdir-order-windows-linux",
+            "np-27946-int-times-int32-windows-c-long",
+            "np-30136-dot-accelerate-vs-openblas-macos",
+            "openmc-1214-glibc-228-libm-ubuntu-1810",
+            "orion-212-astype-int-int32-windows-f1",
+            "pillow-5263-qsort-unstable-windows-vs-wsl",
+            "sklearn-13511-liblinear-rand-max-windows",
+        }
+    ),
+    "2026-12-07o": frozenset(
+        {
+            "bert-classification-tutorial-6-label-map-set-eval",
+            "ctranslate2-693-cpu-batch-padding-output",
+            "detectron2-2121-seed-minus-one-data-order",
+            "efficientvit-110-fp16-nan-after-cast-removal",
+            "gpytorch-534-float32-posterior-degradation",
+            "graph2tac-154-tensorflow-210-init-change",
+            "lartpc-mlreco3d-27-model-rng-before-sampler",
+            "ms-g3d-54-half-training-vs-test",
+            "patchtst-25-test-drop-last-batch-size",
+            "prottrans-37-set-tag2id-reload",
+            "pygat-51-set-label-encoding-saved-model",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
