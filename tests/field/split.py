@@ -333,6 +333,29 @@ BATCHES: dict[str, frozenset[str]] = {
             "pt-16610-convtranspose2d-cudnn-nan-torch100",
         }
     ),
+    "2026-12-07m": frozenset(
+        {
+            "diffusers-480-vae-tests-generator-on-model-device-cpu-vs-gpu",
+            "jax-18183-logsumexp-sum-order-x86-vs-arm",
+            "np-25269-power-avx512-svml-epyc-9534",
+            "np-31776-openblas-vortexm4-ssyrk-macos-arm64-vs-linux-x86",
+            "pt-136746-int-mm-amd-cpu-no-avx512-vnni",
+            "pt-183535-mps-matmul-m1-m2-k-overread",
+            "rocm-libraries-7024-miopen-winograd-fp16-cu-count-gfx90a-vs-gfx942",
+            "sharp-4445-image-bytes-arm64-mac-vs-x64-ci",
+            "tensorflow-61510-onednn-273-avx512-vnni-matmul-wrong",
+        }
+    ),
+    "2026-12-07p": frozenset(
+        {
+            "framework-reproducibility-28-pascal-vs-turing-deterministic",
+            "functorch-1050-vmap-conv-transpose-a100-tf32",
+            "jax-12008-tests-fail-a100-tf32-default",
+            "onnxruntime-13980-attention-tests-a100-tf32-gemm",
+            "tf-42350-tests-fail-tf32-on-ampere",
+            "tf-58839-tf32-2x2-matmul-not-tf32-on-a16",
+        }
+    ),
     "2026-12-07n": frozenset(
         {
             "bigbio-746-euadr-listdir-order-windows",
