@@ -616,6 +616,12 @@ CASES: tuple[Case, ...] = (
         a=package("accelerate", "0.34.0"),
     ),
     Case("os", "kernel upgraded", "env.os", edits(("system.kernel", "6.1.0-21-amd64"))),
+    Case(
+        "os-family",
+        "Linux -> Windows: another C runtime",
+        "env.os",
+        edits(("system.os", "Windows")),
+    ),
     # code
     Case(
         "dirty",

@@ -392,6 +392,7 @@ def derived_hits(a: Doc, b: Doc) -> list[Hit]:
     """Every derived hit for the pair, and the risks both sides share."""
     from envsnap.diff.cpu_facts import CPU_DERIVED
     from envsnap.diff.gpu_facts import GPU_DERIVED
+    from envsnap.diff.os_family import os_family
     from envsnap.diff.placement import PLACEMENT_DERIVED
     from envsnap.diff.shared_risks import shared_risks
     from envsnap.diff.system_toolkit import system_toolkit
@@ -400,6 +401,7 @@ def derived_hits(a: Doc, b: Doc) -> list[Hit]:
         *DERIVED,
         *GPU_DERIVED,
         system_toolkit,
+        os_family,
         *CPU_DERIVED,
         *PLACEMENT_DERIVED,
         shared_risks,

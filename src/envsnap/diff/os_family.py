@@ -31,29 +31,19 @@ _NUMPY_PATH = "packages.installed.numpy.version"
 _FAMILIES = frozenset({"Linux", "Darwin", "Windows"})
 
 
-def join_os_family(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
-    """With the OS family changed, the ways it acts join its finding."""
-    family = next((hit for hit in hits if _is_family_change(hit)), None)
-    if family is None:
-        return hits
+def os_family(a: Doc, b: Doc) -> list[Hit]:
+    """With the OS family changed, the ways it acts, each joining the OS finding."""
+    families = (get(a, _FAMILY_PATH), get(b, _FAMILY_PATH))
+    if not (set(families) <= _FAMILIES and families[0] != families[1]):
+        return []
     runtime = Hit(
         rule=RUNTIME,
         path=_FAMILY_PATH,
-        a=family.a,
-        b=family.b,
+        a=families[0],
+        b=families[1],
         title="another C runtime (libm, qsort order, file listing order)",
     )
-    return [*hits, *(way_of(hit, OS_CAUSE) for hit in (runtime, *_numpy_ways(a, b)))]
-
-
-def _is_family_change(hit: Hit) -> bool:
-    return (
-        hit.rule == OS_CAUSE
-        and hit.path == _FAMILY_PATH
-        and hit.a in _FAMILIES
-        and hit.b in _FAMILIES
-        and hit.a != hit.b
-    )
+    return [way_of(hit, OS_CAUSE) for hit in (runtime, *_numpy_ways(a, b))]
 
 
 def _numpy_ways(a: Doc, b: Doc) -> list[Hit]:

@@ -41,7 +41,6 @@ from envsnap.diff.grouping import (
     title_of,
 )
 from envsnap.diff.ordering import EFFECT, STRICTER, Standing, basis_group
-from envsnap.diff.os_family import join_os_family
 from envsnap.diff.parallel_batch import join_layout_batch
 from envsnap.diff.placement import fold_image_moves
 from envsnap.diff.probe_evidence import apply_probe, is_probe_result
@@ -494,7 +493,6 @@ def diff_documents(
     hits = fold_image_moves(hits)
     hits = join_gpu_consequences(hits, doc_a, doc_b)
     hits = join_toolkit_libraries(hits, doc_a, doc_b)
-    hits = join_os_family(hits, doc_a, doc_b)
     hits = join_wheel_consequences(hits, doc_a, doc_b)
     hits = join_release_mechanisms(hits)
     hits = join_layout_batch(hits, doc_a, doc_b)
