@@ -384,5 +384,53 @@ BATCHES: dict[str, frozenset[str]] = {
             "pygat-51-set-label-encoding-saved-model",
         }
     ),
+    "2026-12-07q": frozenset(
+        {
+            "diffusers-5469-slow-tests-torch21-expected-slices",
+            "flashinfer-4486-trtllm-nvfp4-moe-nan-0617-b300",
+            "hf-22826-top-k-sampling-test-cpu-vs-gpu",
+            "hf-30797-gemma-expected-texts-mi300-vs-h100",
+            "hf-30989-mpt-expected-outputs-torch23-cu121",
+            "hf-37569-granite-expected-logits-xpu-vs-t4",
+            "hf-48164-qwen25-omni-sm86-torch210-docker",
+            "hf-48750-daily-ci-torch214-expected-outputs",
+            "sd-webui-5082-sd2-support-commit-images-differ",
+            "trl-2262-accelerate-config-bf16-autocast-vs-torchrun",
+            "vllm-52308-nvfp4-moe-trtllm-backend-b200-vs-sm120",
+            "vllm-backport-97-driver-59591-custom-allreduce-degenerate",
+        }
+    ),
+    "2026-12-07r": frozenset(
+        {
+            "mujoco-2659-avx512-vm-toggle-rl-rewards",
+            "paddle-15226-mkl-avx512-path-seq-pool-accuracy",
+            "psi4-1906-mkl-2020-cbwr-unset-run-to-run",
+            "pt-103646-onednn-qconfig-saturation-no-avx512-vnni",
+            "pt-130919-mkldnn-matmul-bf16-downconvert-aarch64-bf16",
+            "sklearn-18790-orthogonal-mp-openblas-threads",
+            "triqs-maxent-24-openblas-skylakex-svd-coretype",
+        }
+    ),
+    "2026-12-07s": frozenset(
+        {
+            "cupy-6539-eigh-zero-matrix-nan-cudatoolkit-116",
+            "tf-31166-matmul-wrong-cuda100-cublas",
+        }
+    ),
+    "2026-12-07t": frozenset(
+        {
+            "ddsp-253-v014-pretrained-model-quality-drop",
+            "dice-embeddings-429-sorted-vocabulary-commits",
+            "e2e-sae-68-grad-accum-loss-division-removed",
+            "gpt-sovits-750-double-sharded-bucket-sampler",
+            "instructlab-training-465-fsdp-mixed-precision-upcast",
+            "mlcommons-training-83-ncf-worker-numpy-negatives",
+            "openchat-182-per-sequence-loss-weighting",
+            "rsmtool-103-sklearn-019-pca-explained-variance",
+            "tensor2tensor-529-v130-training-divergence",
+            "tensor2tensor-555-noam-warmup-default-143",
+            "tf-62876-onednn-opts-remapper-test-tolerance",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
