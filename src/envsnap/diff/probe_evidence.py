@@ -116,6 +116,22 @@ ONLY_THROUGH = frozenset(
 )
 
 
+# The thread rules' paths the probe measures whole: torch's own pool sizes. A thread variable
+# (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS) or the cores and affinity also size
+# the BLAS pools of numpy and scipy, which the probe does not run: OpenBLAS reads
+# OPENBLAS_NUM_THREADS, then OMP_NUM_THREADS, else one thread per core. Identical torch
+# reductions never rule those out.
+_THREAD_RULES = frozenset({"env.threads", "placement.threads", "placement.affinity"})
+_TORCH_POOLS = frozenset({"torch.num_threads", "torch.num_interop_threads"})
+
+
+def _probed_whole(hit: Hit) -> bool:
+    """Whether identical probes can rule the hit's mechanism out (see ONLY_THROUGH)."""
+    if hit.rule in _THREAD_RULES:
+        return hit.path in _TORCH_POOLS
+    return hit.rule in ONLY_THROUGH
+
+
 @dataclass(frozen=True)
 class Measured:
     """One op family on one device, compared across the two probes."""
@@ -219,7 +235,7 @@ def apply_probe(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
                     extra=(*hit.extra, *(e for m in differing for e in m.evidence)),
                 )
             )
-        elif relevant and hit.rule in ONLY_THROUGH:
+        elif relevant and _probed_whole(hit):
             note = "probe: identical " + ", ".join(m.phrase() for m in relevant)
             lowered = _lowered(hit, RULES_BY_ID[hit.rule].severity)
             out.append(replace(lowered, active=False, measured=-1, measured_note=note))

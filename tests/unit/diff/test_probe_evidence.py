@@ -61,6 +61,16 @@ def test_a_mechanism_whose_families_measured_identical_is_ruled_out_and_ranked_d
     assert finding.severity == "info"
 
 
+def test_identical_torch_probes_never_rule_out_a_thread_variable_other_blas_pools_read() -> None:
+    # OPENBLAS_NUM_THREADS sizes the OpenBLAS pool numpy and scipy use, which the probe does not
+    # run: an identical torch reduction says nothing about it.
+    a, b = _pair()
+    a["env"]["variables"]["OPENBLAS_NUM_THREADS"] = "2"
+    finding = next(f for f in diff_documents(a, b).findings if f.rule == "env.threads")
+    assert "probe: identical" not in finding.title
+    assert finding.severity == "low"
+
+
 def test_a_family_neither_probe_could_run_is_not_measured() -> None:
     a, b = _pair()
     ops = a["probe"]["devices"]["cpu"]["ops"]
