@@ -33,4 +33,20 @@ def fingerprint_title(rule_title: str, path: str, a: Any, b: Any) -> str | None:
             p in ("*", part) for p, part in zip(pattern, parts, strict=True)
         ):
             return f"{name.format(key=parts[-1])} differs"
-    return f"{rule_title}: {path} differs"
+    return f"{rule_title}: {_named_thing(path)} differs"
+
+
+# A bracketed quoted key of a dotted path: file and item names hold dots.
+_QUOTED_KEY = re.compile(r'\["((?:[^"\\]|\\.)*)"\]')
+
+
+def _named_thing(path: str) -> str:
+    """What a fingerprint is of: its last quoted key, then the item holding it
+    ('b.bin (in train)' for data.items["train"].files["b.bin"].digest); the path itself
+    where it names no quoted key."""
+    quoted = _QUOTED_KEY.findall(path)
+    if not quoted:
+        return path
+    thing = quoted[-1]
+    parent = quoted[-2] if len(quoted) > 1 and quoted[-2] != thing else None
+    return f"{thing} (in {parent})" if parent else thing

@@ -85,3 +85,15 @@ def test_a_storage_dtype_title_names_the_default_dtype_and_each_sections_dtypes(
         "default dtype torch.float32 → torch.float64; parameters stored as float32 (124439808 "
         "elements) → float64 (124439808 elements)"
     ]
+
+
+def test_a_data_file_fingerprint_title_names_the_file_and_its_item() -> None:
+    from envsnap.diff.fingerprints import fingerprint_title
+
+    digest_a, digest_b = "sha256:" + "1" * 64, "sha256:" + "2" * 64
+    path = 'data.items["train"].files["shard-00.parquet"].digest'
+    title = fingerprint_title("training data changed", path, digest_a, digest_b)
+    assert title == "training data changed: shard-00.parquet (in train) differs"
+    path = 'data.items["train.parquet"].files["train.parquet"].digest'
+    title = fingerprint_title("training data changed", path, digest_a, digest_b)
+    assert title == "training data changed: train.parquet differs"
