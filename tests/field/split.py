@@ -432,5 +432,20 @@ BATCHES: dict[str, frozenset[str]] = {
             "tf-62876-onednn-opts-remapper-test-tolerance",
         }
     ),
+    "2026-12-07w": frozenset(
+        {
+            "axolotl-1265-stale-prepared-dataset-cache",
+            "dl-4-tsc-29-ucr-archive-version-fordb",
+            "flair-1102-conll03-german-misc-annotations",
+            "hf-31901-llava-image-token-id-442",
+            "hf-45488-v5-llama-tokenizer-metaspace-deepseek",
+            "hf-7632-stale-cached-features-same-tokenizer-class",
+            "instruct-eval-3-llama-tokenizer-transformers-4281",
+            "paddleclas-2795-pillow-83-vs-9-eval-top1",
+            "rscir-3-dataset-version-category-existence",
+            "torchsig-133-v030-wideband-dataset-generation",
+            "vision-3482-torchvision-08-val-images-pixel-shift",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
