@@ -432,6 +432,29 @@ BATCHES: dict[str, frozenset[str]] = {
             "tf-62876-onednn-opts-remapper-test-tolerance",
         }
     ),
+    "2026-12-07u": frozenset(
+        {
+            "hf-47976-gemma-a10g-torch28-to-29-docker",
+            "onednn-431-mkldnn-xeon-8124m-conda-101-vs-source-build",
+            "pt-132004-rocm-mem-efficient-sdpa-sd3-torch240",
+            "pt-189849-gfx1151-sdpa-hdim512-torch214-nightly",
+            "runner-images-14380-mpsgraph-macos26-vs-macos15",
+        }
+    ),
+    "2026-12-07v": frozenset(
+        {
+            "fairseq-979-update-freq-12-effective-batch",
+            "fast-reid-54-bn-per-gpu-batch-two-gpus",
+            "llamafactory-1256-llama2-eval-batch-size-accuracy",
+            "mlx-lm-1855-evaluate-batch-size-padding-logprob",
+            "mmdet-3621-imgs-per-gpu-bn-batch-1-vs-4-gpus",
+            "mmselfsup-82-byol-amp-config-missing-fp16-optimizer",
+            "sd-webui-3967-xformers-flag-nondeterministic-images",
+            "stability-lm-eval-102-jsquad-llama2-batch-size-padding",
+            "vision-7644-deeplabv3-eval-4-gpus-vs-1-iou",
+            "yolox-735-batch-64-vs-128-ema-decay",
+        }
+    ),
     "2026-12-07w": frozenset(
         {
             "axolotl-1265-stale-prepared-dataset-cache",
