@@ -400,10 +400,10 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
 
 _DERIVED = "seeds.derived."
 # Collections whose keys name the thing a generic title is about: a package, a data item, a
-# template, a file, an environment variable, an attention backend.
+# template, a file, an environment variable, an attention backend, a CUDA or ROCm library.
 _SUBJECTS = re.compile(
     r"(?:packages\.(?:installed|conda)|data\.items|templates\.templates|tokenizer\.files"
-    r"|env\.variables|parallel\.dataloaders|torch\.sdpa)\.(?P<key>[^.\[]+)"
+    r"|env\.variables|parallel\.dataloaders|torch\.sdpa|cuda_stack\.libraries)\.(?P<key>[^.\[]+)"
 )
 
 
@@ -415,7 +415,7 @@ def _subject(path: str, rule: Rule) -> str:
     if found is None:
         # The catch-all names its field: "other difference: 1 -> 2" says nothing.
         return f"{path} " if rule.id == "fallback" else ""
-    if re.search(rf"\b{re.escape(found['key'])}\b", rule.title):
+    if re.search(rf"\b{re.escape(found['key'])}\b", rule.title, re.IGNORECASE):
         return ""
     leaf = path[found.end() :].lstrip(".")
     return f"{found['key']} " if leaf in ("", "version") else f"{found['key']} {leaf} "

@@ -8,7 +8,10 @@ build names and the libraries inferred from its build join the release's finding
 it acts ("torch 1.9.1+cu111 → 1.12.1+cu113; through it: CUDA variant cu111 → cu113; cuDNN
 8.0.5 → 8.3.2"); where only the variant changed, the inferred libraries join the variant's
 finding. A library a record states (a pip nvidia-cudnn wheel, a conda package, a system copy)
-can change on its own and keeps a finding of its own.
+can change on its own and keeps a finding of its own. A ROCm build is the same: its HIP
+runtime and MIOpen versions are those of torch's build configuration (collect_env reads them
+from `torch._C._show_config()`), so they join too ("ROCm variant rocm6.0 → rocm6.2; MIOpen
+3.0.0 → 3.2.0").
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ _BUILD_PATHS = frozenset(
     }
 )
 _SHIPPED = frozenset({"stack.cudnn", "stack.nccl", "stack.cublas"})
+# The ROCm libraries a record states as torch's build configuration (its HIP and MIOpen).
+_ROCM_BUILD = {
+    "cuda_stack.libraries.hip_runtime.version": "HIP runtime",
+    "cuda_stack.libraries.miopen.version": "MIOpen",
+}
 
 
 def _cause_of(hit: Hit) -> str | None:
@@ -43,8 +51,11 @@ def _cause_of(hit: Hit) -> str | None:
 
 
 def _from_the_build(hit: Hit) -> bool:
-    """A library version inferred from the wheel's build (bundled_libraries)."""
-    return hit.rule in _SHIPPED and hit.inferred is not None and hit.consequence_of is None
+    """A library version inferred from the wheel's build (bundled_libraries), or a ROCm
+    library of the build's own configuration."""
+    if hit.consequence_of is not None:
+        return False
+    return (hit.rule in _SHIPPED and hit.inferred is not None) or hit.path in _ROCM_BUILD
 
 
 def join_wheel_consequences(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
@@ -65,7 +76,8 @@ def join_wheel_consequences(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
 def _joined(hit: Hit, cause: str, variant_title: str | None) -> Hit:
     """The hit as a way `cause` acts, when it is one."""
     if _from_the_build(hit):
-        return way_of(hit, cause)
+        rocm = _ROCM_BUILD.get(hit.path)
+        return way_of(hit, cause, title=f"{rocm} {hit.a} → {hit.b}" if rocm else None)
     if (
         cause == RELEASE
         and _cause_of(hit) == VARIANT
@@ -77,10 +89,12 @@ def _joined(hit: Hit, cause: str, variant_title: str | None) -> Hit:
 
 
 def _variant_title(hits: list[Hit]) -> str:
-    """'CUDA variant cu111 → cu113', from the build tag where the record states one."""
+    """'CUDA variant cu111 → cu113' ('ROCm variant rocm6.0 → rocm6.2'), from the build tag
+    where the record states one."""
     variant = [hit for hit in hits if _cause_of(hit) == VARIANT and hit.path in _BUILD_PATHS]
     tagged = [hit for hit in variant if hit.path == "cuda_stack.torch_build"]
     shown = (tagged or variant)[:1]
     if not shown:
         return "CUDA variant changed"
-    return f"CUDA variant {shown[0].a} → {shown[0].b}"
+    platform = "ROCm" if any("rocm" in str(v) for v in (shown[0].a, shown[0].b)) else "CUDA"
+    return f"{platform} variant {shown[0].a} → {shown[0].b}"

@@ -154,3 +154,33 @@ def test_a_real_cudnn_difference_still_is_one(tmp_path: Path) -> None:
     assert pinned.rule == "stack.torch"
     evidence = _cudnn_evidence(pinned)
     assert (evidence.a, evidence.b) == ("8.9.2.26", "9.1.0.70") and evidence.inferred
+
+
+MI250 = FIXTURES / "collect_env" / "10_2024_torch2.4_rocm_mi250.txt"
+
+
+def _rocm(version: str, rocm: str, hip: str, miopen: str) -> str:
+    text = MI250.read_text(encoding="utf-8").replace("2.4.0+rocm6.0", f"{version}+rocm{rocm}")
+    text = text.replace("6.0.32830-d62f6a171", f"{hip}-0").replace("6.0.32830", hip)
+    return text.replace("MIOpen runtime version: 3.0.0", f"MIOpen runtime version: {miopen}")
+
+
+def test_a_rocm_builds_hip_and_miopen_join_the_torch_release_they_come_with(
+    tmp_path: Path,
+) -> None:
+    # collect_env reads HIP and MIOpen from torch's build configuration: they move with it.
+    a = _imported(tmp_path, "a", _rocm("2.4.0", "6.0", "6.0.32830", "3.0.0"))
+    b = _imported(tmp_path, "b", _rocm("2.5.1", "6.2", "6.2.41133", "3.2.0"))
+    findings = [f for f in diff_documents(a, b).findings if f.severity != "info"]
+    torch = findings[0]
+    assert torch.rule == "stack.torch"
+    assert "ROCm variant rocm6.0 → rocm6.2" in torch.title
+    assert "MIOpen 3.0.0 → 3.2.0" in torch.title
+    assert not [f for f in findings[1:] if f.rule == "stack.cuda-library"]
+
+
+def test_a_rocm_library_changed_alone_names_the_library(tmp_path: Path) -> None:
+    a = _imported(tmp_path, "a", _rocm("2.5.1", "6.2", "6.2.41133", "3.0.0"))
+    b = _imported(tmp_path, "b", _rocm("2.5.1", "6.2", "6.2.41133", "3.2.0"))
+    (library,) = [f for f in diff_documents(a, b).findings if f.rule == "stack.cuda-library"]
+    assert library.title == "CUDA library changed: miopen 3.0.0 → 3.2.0"
