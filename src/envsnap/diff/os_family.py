@@ -33,8 +33,8 @@ _FAMILIES = frozenset({"Linux", "Darwin", "Windows"})
 
 def os_family(a: Doc, b: Doc) -> list[Hit]:
     """With the OS family changed, the ways it acts, each joining the OS finding."""
-    families = (get(a, _FAMILY_PATH), get(b, _FAMILY_PATH))
-    if not (set(families) <= _FAMILIES and families[0] != families[1]):
+    families = (_family(a), _family(b))
+    if None in families or families[0] == families[1]:
         return []
     runtime = Hit(
         rule=RUNTIME,
@@ -44,6 +44,11 @@ def os_family(a: Doc, b: Doc) -> list[Hit]:
         title="another C runtime (libm, qsort order, file listing order)",
     )
     return [way_of(hit, OS_CAUSE) for hit in (runtime, *_numpy_ways(a, b))]
+
+
+def _family(doc: Doc) -> str | None:
+    name = get(doc, _FAMILY_PATH)
+    return name if isinstance(name, str) and name in _FAMILIES else None
 
 
 def _numpy_ways(a: Doc, b: Doc) -> list[Hit]:
@@ -91,6 +96,6 @@ def _numpy(doc: Doc) -> int | None:
 
 def _wheel_blas(major: int | None, os_name: Any, machine: Any) -> str | None:
     """The BLAS numpy's PyPI wheel links: Accelerate for 2.x on macOS arm64, else OpenBLAS."""
-    if major is None or os_name not in _FAMILIES:
+    if major is None or not (isinstance(os_name, str) and os_name in _FAMILIES):
         return None
     return "Accelerate" if major >= 2 and os_name == "Darwin" and machine == "arm64" else "OpenBLAS"
