@@ -23,12 +23,12 @@ _DEFAULT_DTYPE = "torch.default_dtype"
 def dtype_title(hits: Sequence[Hit]) -> str | None:
     """'default dtype torch.float32 → torch.float64; parameters stored as float32 (161
     elements) → float64 (161 elements)' when every hit is the default dtype or a whole dtype
-    entry of a section; None otherwise."""
+    entry of a section that lists a dtype on each side; None otherwise."""
     parts: list[str] = []
     sections: dict[str, tuple[list[str], list[str]]] = {}
     for hit in hits:
         if hit.path == _DEFAULT_DTYPE:
-            parts.insert(0, f"default dtype {hit.a} → {hit.b}")
+            parts.insert(0, f"default dtype {_shown(hit.a)} → {_shown(hit.b)}")
             continue
         found = _DTYPE_ENTRY.fullmatch(hit.path)
         if found is None:
@@ -38,14 +38,20 @@ def dtype_title(hits: Sequence[Hit]) -> str | None:
             if value is not None:
                 side.append(_entry(found["dtype"], value))
     for section, (a, b) in sections.items():
-        parts.append(f"{section} stored as {_listing(a)} → {_listing(b)}")
+        if not (a and b):
+            # A dtype added beside one that did not change: the hits hold only the changed
+            # entries, so a side's whole listing is not known here.
+            return None
+        parts.append(f"{section} stored as {', '.join(sorted(a))} → {', '.join(sorted(b))}")
     return "; ".join(parts) or None
 
 
-def _listing(entries: list[str]) -> str:
-    return ", ".join(sorted(entries)) or "none"
+def _shown(value: Any) -> str:
+    return "(absent)" if value is None else str(value)
 
 
 def _entry(dtype: str, value: Any) -> str:
     elements = value.get("elements") if isinstance(value, dict) else None
-    return f"{dtype} ({elements} elements)" if isinstance(elements, int) else dtype
+    if not isinstance(elements, int) or isinstance(elements, bool):
+        return dtype
+    return f"{dtype} ({elements} element{'' if elements == 1 else 's'})"

@@ -36,17 +36,19 @@ def fingerprint_title(rule_title: str, path: str, a: Any, b: Any) -> str | None:
     return f"{rule_title}: {_named_thing(path)} differs"
 
 
-# A bracketed quoted key of a dotted path: file and item names hold dots.
-_QUOTED_KEY = re.compile(r'\["((?:[^"\\]|\\.)*)"\]')
+# One key of a display path (changes.dotted): quoted where it holds a dot, else bare.
+_KEY = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|([^.\[\]]+)')
+# Sections whose keys are names: a data item, a file, a template.
+_NAMED_BY_KEY = frozenset({"items", "files", "templates"})
 
 
 def _named_thing(path: str) -> str:
-    """What a fingerprint is of: its last quoted key, then the item holding it
-    ('b.bin (in train)' for data.items["train"].files["b.bin"].digest); the path itself
-    where it names no quoted key."""
-    quoted = _QUOTED_KEY.findall(path)
-    if not quoted:
+    """What a fingerprint is of: the last named key, then the one holding it ('b.bin (in
+    train)' for data.items.train.files["b.bin"].digest); the path where it names no key."""
+    keys = [quoted or bare for quoted, bare in _KEY.findall(path)]
+    named = [keys[i + 1] for i, key in enumerate(keys[:-1]) if key in _NAMED_BY_KEY]
+    if not named:
         return path
-    thing = quoted[-1]
-    parent = quoted[-2] if len(quoted) > 1 and quoted[-2] != thing else None
+    thing = named[-1]
+    parent = named[-2] if len(named) > 1 and named[-2] != thing else None
     return f"{thing} (in {parent})" if parent else thing

@@ -5,10 +5,11 @@ latent and one step lower for close and conclusion: it cannot be compared, only 
 
 A GPU-only setting (cuDNN, cuBLAS, NCCL, TF32 variables and flags, CUDA libraries) cannot change
 results when neither side's job ran on a GPU; a TF32 setting cannot when neither side can run
-TF32 (its GPUs lack it, or its torch was built against CUDA before 11). The state of a random generator that starts from OS entropy (python's `random`,
-numpy's legacy global RNG) differs in every process unless it is seeded: when neither side
-declares it seeded, a different state digest is what an unseeded generator looks like, not a
-changed condition (torch's too, where its initial seed is a 64-bit draw, as in newer releases).
+TF32 (its GPUs lack it, or its torch was built against CUDA before 11). The state of a random
+generator that starts from OS entropy (python's `random`, numpy's legacy global RNG) differs
+in every process unless it is seeded: when neither side declares it seeded, a different state
+digest is what an unseeded generator looks like, not a changed condition (torch's too, where
+its initial seed is a 64-bit draw, as in newer releases).
 A generator both sides seeded from the same master seed starts from the same state, so a
 different digest at capture says the job drew a different count of random numbers before it:
 a consequence of another difference (batch, dtype, code), ranked below any stated cause.
@@ -20,6 +21,7 @@ code, and a patch step of the platform within one release series (patch_levels.p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -65,19 +67,17 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     unseeded: set[str | None] = set(_unseeded_on_both_sides(a, b))
     no_seed_risk = any(hit.rule == "shared.no-seed" for hit in hits)
     same_seed: set[str | None] = set(_seeded_alike(a, b))
-    drawn = [name for hit in hits if (name := _unseeded_generator(hit.path)) in same_seed and name]
-    differing = [
-        name for hit in hits if (name := _unseeded_generator(hit.path)) in unseeded and name
-    ]
+    differing = _generators(hits, unseeded, _generator_of)
+    drawn = _generators(hits, same_seed, _state_of)
     for hit in hits:
-        if _unseeded_generator(hit.path) in unseeded:
+        if _generator_of(hit.path) in unseeded:
             title = _unseeded_title(differing)
             # Where no seed is recorded at all, the shared risk says it, more severely: the
             # state is its symptom, not a difference to rank above it.
             severity = _INFO if no_seed_risk else _UNSEEDED
             out.append(replace(hit, severity=severity, active=False, title=title))
             continue
-        if (name := _unseeded_generator(hit.path)) in same_seed and name:
+        if _state_of(hit.path) in same_seed:
             title = _drawn_differently_title(drawn)
             out.append(replace(hit, severity=_DRAWN_DIFFERENTLY, active=False, title=title))
             continue
@@ -145,11 +145,21 @@ def _no_untracked_python(a: Doc, b: Doc) -> bool:
 _STATE_DIGEST = "seeds.state_digests."
 
 
-def _unseeded_generator(path: str) -> str | None:
-    """The generator a state-digest (or torch initial-seed) path is about, else None."""
-    if path == "seeds.torch_initial_seed":
-        return "torch"
+def _state_of(path: str) -> str | None:
+    """The generator a state-digest path is about, else None."""
     return path[len(_STATE_DIGEST) :] if path.startswith(_STATE_DIGEST) else None
+
+
+def _generator_of(path: str) -> str | None:
+    """The generator a state-digest or torch initial-seed path is about, else None."""
+    return "torch" if path == "seeds.torch_initial_seed" else _state_of(path)
+
+
+def _generators(
+    hits: list[Hit], among: set[str | None], of: Callable[[str], str | None]
+) -> list[str]:
+    """The generators among `among` that the hits are about, in order, each named by `of`."""
+    return [name for hit in hits if (name := of(hit.path)) in among and name]
 
 
 def _unseeded_title(generators: list[str]) -> str:
@@ -169,8 +179,8 @@ def _seeded(doc: Doc) -> set[str]:
 
 def _seeded_alike(a: Doc, b: Doc) -> set[str]:
     """The generators both sides declare seeded from one and the same master seed."""
-    seed = get(a, "seeds.master_seed")
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed != get(b, "seeds.master_seed"):
+    seeds = [get(doc, "seeds.master_seed") for doc in (a, b)]
+    if not all(type(seed) is int for seed in seeds) or seeds[0] != seeds[1]:
         return set()
     return _seeded(a) & _seeded(b)
 
@@ -179,7 +189,7 @@ def _drawn_differently_title(generators: list[str]) -> str:
     names = ", ".join(sorted(set(generators)))
     return (
         f"RNG state differs under the same seed ({names}): the job drew a different count "
-        "of random numbers before capture, which follows from another difference"
+        "of random numbers before capture, so something else it ran changed"
     )
 
 

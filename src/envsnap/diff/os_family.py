@@ -9,8 +9,10 @@ results users compared:
 - the C `long` is 32 bits on 64-bit Windows and 64 bits elsewhere, and numpy before 2.0 takes
   its default integer from it, so `astype(int)` overflows on Windows only (numpy/numpy#9464,
   numpy/numpy#17640);
-- the wheels themselves: numpy 2.x wheels for macOS 14+ link Apple's Accelerate where the Linux
-  and Windows wheels link OpenBLAS (numpy/numpy#24961), so BLAS sums in another order.
+- the wheels themselves: numpy 2.x wheels for macOS 14 and later link Apple's Accelerate, its
+  other wheels (older macOS, Linux, Windows) link OpenBLAS, so BLAS sums in another order
+  (numpy/numpy#24961; the 2.0.0 wheel builds, numpy/numpy GitHub Actions run 9045573608,
+  name their macOS artifacts `-accelerate` and `-openblas`).
 
 These join the OS change's finding as the ways it acts (`env.os-runtime`), so an OS family
 change ranks as the change of libraries it is, and names what the records show of it.
@@ -18,6 +20,7 @@ change ranks as the change of libraries it is, and names what the records show o
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from envsnap.diff.derived import Hit, get, way_of
@@ -53,12 +56,9 @@ def _family(doc: Doc) -> str | None:
 
 def _numpy_ways(a: Doc, b: Doc) -> list[Hit]:
     """What the records' numpy versions say the family change does to numpy (inferred)."""
-    sides = [
-        (_numpy(doc), get(doc, _FAMILY_PATH), get(doc, "system.cpu.architecture")) for doc in (a, b)
-    ]
     versions = (get(a, _NUMPY_PATH), get(b, _NUMPY_PATH))
     ways: list[Hit] = []
-    if any(os_name == "Windows" and major is not None and major < 2 for major, os_name, _ in sides):
+    if any(_family(doc) == "Windows" and _major(doc) in _BEFORE_2 for doc in (a, b)):
         ways.append(
             Hit(
                 rule=RUNTIME,
@@ -69,7 +69,7 @@ def _numpy_ways(a: Doc, b: Doc) -> list[Hit]:
                 inferred="numpy's default integer is the C long, 32-bit on 64-bit Windows",
             )
         )
-    blas = [_wheel_blas(major, os_name, machine) for major, os_name, machine in sides]
+    blas = [_wheel_blas(doc) for doc in (a, b)]
     if None not in blas and blas[0] != blas[1]:
         ways.append(
             Hit(
@@ -78,24 +78,40 @@ def _numpy_ways(a: Doc, b: Doc) -> list[Hit]:
                 a=versions[0],
                 b=versions[1],
                 title=f"numpy's BLAS {blas[0]} → {blas[1]}",
-                inferred="numpy 2.x wheels link Accelerate on macOS arm64, OpenBLAS elsewhere",
+                inferred="numpy 2.x wheels for macOS 14+ link Accelerate; its other wheels link "
+                "OpenBLAS",
             )
         )
     return ways
 
 
-def _numpy(doc: Doc) -> int | None:
-    """numpy's major version where it came from PyPI (a conda build links its own BLAS)."""
-    if get(doc, "packages.installed.numpy.installer") == "conda" or get(
-        doc, "packages.conda.numpy"
-    ):
-        return None
+_BEFORE_2 = frozenset({0, 1})
+_MACOS = re.compile(r"macOS (\d+)")
+
+
+def _major(doc: Doc) -> int | None:
+    """numpy's major version, however it was installed."""
     version = parse(get(doc, _NUMPY_PATH))
     return version.major if version is not None else None
 
 
-def _wheel_blas(major: int | None, os_name: Any, machine: Any) -> str | None:
-    """The BLAS numpy's PyPI wheel links: Accelerate for 2.x on macOS arm64, else OpenBLAS."""
-    if major is None or not (isinstance(os_name, str) and os_name in _FAMILIES):
+def _wheel_blas(doc: Doc) -> str | None:
+    """The BLAS numpy's PyPI wheel for this side links: Accelerate for 2.x on macOS 14 or
+    later, else OpenBLAS; None where the record cannot say (a conda build links its own BLAS;
+    a macOS release not recorded)."""
+    family, major = _family(doc), _major(doc)
+    if family is None or major is None or _from_conda(doc):
         return None
-    return "Accelerate" if major >= 2 and os_name == "Darwin" and machine == "arm64" else "OpenBLAS"
+    if family != "Darwin" or major < 2:
+        return "OpenBLAS"
+    release = get(doc, "system.os_release")
+    found = _MACOS.match(release) if isinstance(release, str) else None
+    if found is None:
+        return None
+    return "Accelerate" if int(found[1]) >= 14 else "OpenBLAS"
+
+
+def _from_conda(doc: Doc) -> bool:
+    return get(doc, "packages.installed.numpy.installer") == "conda" or bool(
+        get(doc, "packages.conda.numpy")
+    )

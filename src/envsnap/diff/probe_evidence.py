@@ -118,9 +118,11 @@ ONLY_THROUGH = frozenset(
 
 # The thread rules' paths the probe measures whole: torch's own pool sizes. A thread variable
 # (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS) or the cores and affinity also size
-# the BLAS pools of numpy and scipy, which the probe does not run: OpenBLAS reads
-# OPENBLAS_NUM_THREADS, then OMP_NUM_THREADS, else one thread per core. Identical torch
-# reductions never rule those out.
+# the BLAS pools of numpy and scipy, which the probe does not run: OpenBLAS takes
+# OPENBLAS_NUM_THREADS before GOTO_NUM_THREADS before OMP_NUM_THREADS (only the last in an
+# OpenMP build), else a thread per core up to its build's limit (OpenBLAS README, "Setting the
+# number of threads using environment variables"). Identical torch reductions never rule those
+# out.
 _THREAD_RULES = frozenset({"env.threads", "placement.threads", "placement.affinity"})
 _TORCH_POOLS = frozenset({"torch.num_threads", "torch.num_interop_threads"})
 

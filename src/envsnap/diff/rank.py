@@ -431,7 +431,8 @@ def _heading(rule: Rule, first: Hit) -> str:
 
 def _own_title(group: Group, first: Hit) -> str | None:
     """A title the group's shape decides: a section's notes counted as one gap; a storage
-    dtype change named by its dtypes; a changed master seed named by its value, the seeds derived from it being its evidence."""
+    dtype change named by its dtypes; a changed master seed named by its value, the seeds
+    derived from it being its evidence."""
     if first.rule == "uncaptured" and len(group.hits) > 1:
         return _gap_title(group.hits)
     if first.rule == "precision.dtypes":

@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
-from envsnap.diff.derived import Hit, way_of
+from envsnap.diff.derived import Hit, get, way_of
+from envsnap.manifest.build_tags import BUILD_CONFIGURATION
 
 Doc = dict[str, Any]
 RELEASE = "torch-release"  # stack.torch and the build configuration it comes with
@@ -39,7 +40,7 @@ _BUILD_PATHS = frozenset(
     }
 )
 _SHIPPED = frozenset({"stack.cudnn", "stack.nccl", "stack.cublas"})
-# The ROCm libraries a record states as torch's build configuration (its HIP and MIOpen).
+# The ROCm libraries a record can state as torch's build configuration (its HIP and MIOpen).
 _ROCM_BUILD = {
     "cuda_stack.libraries.hip_runtime.version": "HIP runtime",
     "cuda_stack.libraries.miopen.version": "MIOpen",
@@ -51,11 +52,12 @@ def _cause_of(hit: Hit) -> str | None:
 
 
 def _from_the_build(hit: Hit) -> bool:
-    """A library version inferred from the wheel's build (bundled_libraries), or a ROCm
-    library of the build's own configuration."""
-    if hit.consequence_of is not None:
-        return False
-    return (hit.rule in _SHIPPED and hit.inferred is not None) or hit.path in _ROCM_BUILD
+    """A library version inferred from the wheel's build (bundled_libraries)."""
+    return hit.rule in _SHIPPED and hit.inferred is not None and hit.consequence_of is None
+
+
+def _shown(value: Any) -> str:
+    return "(absent)" if value is None else str(value)
 
 
 def join_wheel_consequences(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
@@ -70,14 +72,24 @@ def join_wheel_consequences(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     else:
         return hits
     variant_title = _variant_title(hits) if cause == RELEASE else None
-    return [_joined(hit, cause, variant_title) for hit in hits]
+    built = {path for path in _ROCM_BUILD if _of_the_build(a, path) or _of_the_build(b, path)}
+    return [_joined(hit, cause, variant_title, built) for hit in hits]
 
 
-def _joined(hit: Hit, cause: str, variant_title: str | None) -> Hit:
-    """The hit as a way `cause` acts, when it is one."""
+def _of_the_build(doc: Doc, version_path: str) -> bool:
+    """Whether the record states a ROCm library as torch's own build configuration."""
+    reason = get(doc, version_path.rsplit(".", 1)[0] + ".reason")
+    return isinstance(reason, str) and reason.startswith(BUILD_CONFIGURATION)
+
+
+def _joined(hit: Hit, cause: str, variant_title: str | None, built: set[str]) -> Hit:
+    """The hit as a way `cause` acts, when it is one; `built` are the ROCm library paths the
+    records state as the build's own."""
+    if hit.path in built and hit.consequence_of is None:
+        title = f"{_ROCM_BUILD[hit.path]} {_shown(hit.a)} → {_shown(hit.b)}"
+        return way_of(hit, cause, title=title)
     if _from_the_build(hit):
-        rocm = _ROCM_BUILD.get(hit.path)
-        return way_of(hit, cause, title=f"{rocm} {hit.a} → {hit.b}" if rocm else None)
+        return way_of(hit, cause)
     if (
         cause == RELEASE
         and _cause_of(hit) == VARIANT

@@ -21,6 +21,11 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
+# How a record says that a library's version is the one torch's own build configuration names
+# (a ROCm build's HIP and MIOpen, read from torch._C._show_config()): the reason it gives
+# starts with this. Such a library moves with the torch build.
+BUILD_CONFIGURATION = "torch's build configuration"
+
 # Local-version segments that name a build variant (packaging lower-cases the local part).
 _TAG = re.compile(r"^(cu\d+|cpu|rocm\d+(?:\.\d+)*|xpu)$")
 _NGC = re.compile(r"^nv(\d{2})$")

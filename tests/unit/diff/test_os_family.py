@@ -27,15 +27,40 @@ def test_linux_to_windows_acts_through_the_c_runtime_and_numpys_default_integer(
     assert "numpy's default integer is 32-bit on Windows" in found.title
 
 
-def test_numpy_2_on_macos_arm64_links_accelerate_where_linux_links_openblas() -> None:
+def _macos_numpy_2(release: str) -> tuple[dict[str, Any], dict[str, Any]]:
     a, b = full_pair()
     for doc in (a, b):
         doc["packages"]["installed"]["numpy"]["version"] = "2.2.6"
-    b["system"]["os"] = "Darwin"
+    b["system"].update(os="Darwin", os_release=release)
     b["system"]["cpu"]["architecture"] = "arm64"
-    found = _os_finding(a, b)
+    return a, b
+
+
+def test_numpy_2_on_macos_14_links_accelerate_where_linux_links_openblas() -> None:
+    found = _os_finding(*_macos_numpy_2("macOS 14.5"))
     assert "numpy's BLAS OpenBLAS → Accelerate" in found.title
     assert any(e.inferred for e in found.evidence if e.path == "packages.installed.numpy.version")
+
+
+def test_numpy_2_wheels_for_macos_before_14_link_openblas_like_linux() -> None:
+    assert "numpy's BLAS" not in _os_finding(*_macos_numpy_2("macOS 13.6")).title
+    # No macOS release recorded: the wheel cannot be told, so nothing is inferred.
+    assert "numpy's BLAS" not in _os_finding(*_macos_numpy_2("")).title
+
+
+def test_a_conda_numpy_on_windows_keeps_its_32_bit_integer_but_says_nothing_of_blas() -> None:
+    a, b = full_pair()
+    b["system"]["os"] = "Windows"
+    b["packages"]["installed"]["numpy"]["installer"] = "conda"
+    found = _os_finding(a, b)
+    assert "numpy's default integer is 32-bit on Windows" in found.title
+    assert "numpy's BLAS" not in found.title
+
+
+def test_a_malformed_os_value_is_no_family_change() -> None:
+    a, b = full_pair()
+    b["system"]["os"] = ["Windows"]
+    assert "env.os-runtime" not in {rule for f in diff_documents(a, b).findings for rule in f.rules}
 
 
 def test_the_family_change_outranks_a_generic_package_step_of_equal_severity() -> None:

@@ -88,12 +88,23 @@ def test_a_storage_dtype_title_names_the_default_dtype_and_each_sections_dtypes(
 
 
 def test_a_data_file_fingerprint_title_names_the_file_and_its_item() -> None:
+    from envsnap.diff.changes import dotted
     from envsnap.diff.fingerprints import fingerprint_title
 
     digest_a, digest_b = "sha256:" + "1" * 64, "sha256:" + "2" * 64
-    path = 'data.items["train"].files["shard-00.parquet"].digest'
-    title = fingerprint_title("training data changed", path, digest_a, digest_b)
-    assert title == "training data changed: shard-00.parquet (in train) differs"
-    path = 'data.items["train.parquet"].files["train.parquet"].digest'
-    title = fingerprint_title("training data changed", path, digest_a, digest_b)
-    assert title == "training data changed: train.parquet differs"
+    for path, named in (
+        (
+            ("data", "items", "train", "files", "shard-00.parquet", "digest"),
+            "shard-00.parquet (in train)",
+        ),
+        (("data", "items", "train.parquet", "files", "train.parquet", "digest"), "train.parquet"),
+    ):
+        title = fingerprint_title("training data changed", dotted(path), digest_a, digest_b)
+        assert title == f"training data changed: {named} differs"
+
+
+def test_a_dtype_added_beside_an_unchanged_one_keeps_the_generic_title() -> None:
+    a, b = full_pair()
+    b["precision"]["params"]["float16"] = {"bytes": 2, "elements": 1, "tensors": 1}
+    (dtype,) = [f for f in diff_documents(a, b).findings if f.rule == "precision.dtypes"]
+    assert "none →" not in dtype.title and "stored as" not in dtype.title

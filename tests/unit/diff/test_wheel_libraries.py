@@ -183,4 +183,4 @@ def test_a_rocm_library_changed_alone_names_the_library(tmp_path: Path) -> None:
     a = _imported(tmp_path, "a", _rocm("2.5.1", "6.2", "6.2.41133", "3.0.0"))
     b = _imported(tmp_path, "b", _rocm("2.5.1", "6.2", "6.2.41133", "3.2.0"))
     (library,) = [f for f in diff_documents(a, b).findings if f.rule == "stack.cuda-library"]
-    assert library.title == "CUDA library changed: miopen 3.0.0 → 3.2.0"
+    assert library.title == "CUDA or ROCm library changed: miopen 3.0.0 → 3.2.0"

@@ -70,7 +70,7 @@ RULES: tuple[Rule, ...] = (
         title="another OS family: another C runtime and other builds of compiled packages",
         why="libm, the order qsort leaves equal keys in and the order directories list differ "
         "between Linux, macOS and Windows; the C long (numpy's default integer before 2.0) is "
-        "32-bit on Windows; numpy 2.x wheels link Accelerate on macOS arm64, OpenBLAS elsewhere.",
+        "32-bit on Windows; numpy 2.x wheels link Accelerate on macOS 14+, OpenBLAS elsewhere.",
         fix="Compare runs on the same OS family; sort file listings, use stable sorts and "
         "explicit integer dtypes.",
         refs=("numpy/numpy#9464", "numpy/numpy#17640", "numpy/numpy#24961"),

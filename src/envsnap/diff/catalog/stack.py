@@ -194,7 +194,7 @@ RULES: tuple[Rule, ...] = (
         ),
         category="stack",
         severity=("high", "low", "low"),
-        title="CUDA library changed",
+        title="CUDA or ROCm library changed",
         why="vendored CUDA libraries (cuFFT, cuSPARSE, cuRAND...) change kernels between releases.",
         fix="Pin every nvidia-* package with the torch wheel.",
         refs=(f"{NUM} D1",),

@@ -257,7 +257,7 @@ NVCC_REASON = (
 # "HIP runtime version" and "MIOpen runtime version" are read from torch._C._show_config(), the
 # versions torch was built with (torch/utils/collect_env.py get_env_info).
 ROCM_REASON = (
-    "torch's build configuration (torch._C._show_config(), as collect_env prints it): the "
+    f"{build_tags.BUILD_CONFIGURATION} (torch._C._show_config(), as collect_env prints it): the "
     "version the ROCm build of torch was built with and ships"
 )
 ROCM_LIBRARIES = (("hip_runtime", "hip_runtime"), ("miopen", "miopen"))
