@@ -56,33 +56,27 @@ def _family(doc: Doc) -> str | None:
 
 def _numpy_ways(a: Doc, b: Doc) -> list[Hit]:
     """What the records' numpy versions say the family change does to numpy (inferred)."""
-    versions = (get(a, _NUMPY_PATH), get(b, _NUMPY_PATH))
-    ways: list[Hit] = []
+    ways: list[tuple[str, str]] = []
     if any(_family(doc) == "Windows" and _major(doc) in _BEFORE_2 for doc in (a, b)):
         ways.append(
-            Hit(
-                rule=RUNTIME,
-                path=_NUMPY_PATH,
-                a=versions[0],
-                b=versions[1],
-                title="numpy's default integer is 32-bit on Windows before numpy 2.0",
-                inferred="numpy's default integer is the C long, 32-bit on 64-bit Windows",
+            (
+                "numpy's default integer is 32-bit on Windows before numpy 2.0",
+                "numpy's default integer is the C long, 32-bit on 64-bit Windows",
             )
         )
     blas = [_wheel_blas(doc) for doc in (a, b)]
     if None not in blas and blas[0] != blas[1]:
         ways.append(
-            Hit(
-                rule=RUNTIME,
-                path=_NUMPY_PATH,
-                a=versions[0],
-                b=versions[1],
-                title=f"numpy's BLAS {blas[0]} → {blas[1]}",
-                inferred="numpy 2.x wheels for macOS 14+ link Accelerate; its other wheels link "
-                "OpenBLAS",
+            (
+                f"numpy's BLAS {blas[0]} → {blas[1]}",
+                "numpy 2.x wheels for macOS 14+ link Accelerate; its other wheels link OpenBLAS",
             )
         )
-    return ways
+    versions = (get(a, _NUMPY_PATH), get(b, _NUMPY_PATH))
+    return [
+        Hit(RUNTIME, _NUMPY_PATH, *versions, title=title, inferred=inferred)
+        for title, inferred in ways
+    ]
 
 
 _BEFORE_2 = frozenset({0, 1})
