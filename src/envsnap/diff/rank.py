@@ -113,9 +113,9 @@ def _uncaptured_hit(change: Change) -> Hit:
     known = ""
     if len(change.path) == 1:  # a whole section: say which side has it, not its content
         a, b = ("captured" if a is not None else None), ("captured" if b is not None else None)
-    elif isinstance(other := (b if side == "a" else a), str | int | float | bool):
+    elif (shown := _plain_value(b if side == "a" else a)) is not None:
         # The value the other side records: the one fact to check on the side that lacks it.
-        known = f"; {_short(other)} {where('b' if side == 'a' else 'a', 'in')}"
+        known = f"; {_short(shown)} {where('b' if side == 'a' else 'a', 'in')}"
     return Hit(
         "uncaptured",
         change.dotted,
@@ -128,6 +128,15 @@ def _uncaptured_hit(change: Change) -> Hit:
         basis="unknown",
         gap=(side, change.reason),
     )
+
+
+def _plain_value(value: Any) -> str | int | float | bool | None:
+    """A scalar, or a list of scalars (CPU flags) joined with commas; None for anything else."""
+    if isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str | int | float) for v in value):
+        return ", ".join(map(str, value))
+    return None
 
 
 def _section_of(path: str) -> str:

@@ -170,3 +170,14 @@ def test_the_gap_note_names_the_architecture_the_other_side_records(tmp_path: Pa
     assert note.basis == "unknown"
     assert note.title.startswith("cannot compare system.cpu.architecture: not captured in A")
     assert note.title.endswith("; aarch64 in B")
+
+
+def test_the_gap_note_names_a_list_the_other_side_records_as_its_items() -> None:
+    from tests.helpers.manifests import full_pair
+
+    a, b = full_pair()
+    a["system"]["cpu"]["isa_flags"] = ["avx2", "avx512f"]
+    b["system"]["cpu"]["isa_flags"] = None
+    b["system"]["unknown"] = {"cpu.isa_flags": "not stated in collect_env report"}
+    notes = [f for f in diff_documents(a, b).findings if f.path == "system.cpu.isa_flags"]
+    assert notes and notes[0].title.endswith("; avx2, avx512f in A"), notes
