@@ -57,6 +57,11 @@ class Hit:
     qualifier: str | None = None
 
 
+def shown(value: Any) -> str:
+    """A value as a title shows it: '(absent)' where a side has none."""
+    return "(absent)" if value is None else str(value)
+
+
 def way_of(hit: Hit, cause: str, component: str = "", title: str | None = None) -> Hit:
     """`hit` as one way `cause` acts: it joins the finding grouped under (cause, component),
     the component of a cause that is one finding per rule being "", titled `title` if given."""

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from envsnap.diff.derived import Hit
+from envsnap.diff.derived import Hit, shown
 
 _SECTIONS = {"params": "parameters", "buffers": "buffers", "grads": "gradients"}
 _DTYPE_ENTRY = re.compile(r"precision\.(?P<section>params|buffers|grads)\.(?P<dtype>[A-Za-z0-9_]+)")
@@ -28,7 +28,7 @@ def dtype_title(hits: Sequence[Hit]) -> str | None:
     sections: dict[str, tuple[list[str], list[str]]] = {}
     for hit in hits:
         if hit.path == _DEFAULT_DTYPE:
-            parts.insert(0, f"default dtype {_shown(hit.a)} → {_shown(hit.b)}")
+            parts.insert(0, f"default dtype {shown(hit.a)} → {shown(hit.b)}")
             continue
         found = _DTYPE_ENTRY.fullmatch(hit.path)
         if found is None:
@@ -44,10 +44,6 @@ def dtype_title(hits: Sequence[Hit]) -> str | None:
             return None
         parts.append(f"{section} stored as {', '.join(sorted(a))} → {', '.join(sorted(b))}")
     return "; ".join(parts) or None
-
-
-def _shown(value: Any) -> str:
-    return "(absent)" if value is None else str(value)
 
 
 def _entry(dtype: str, value: Any) -> str:

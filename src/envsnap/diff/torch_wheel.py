@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
-from envsnap.diff.derived import Hit, get, way_of
+from envsnap.diff.derived import Hit, get, shown, way_of
 from envsnap.manifest.build_tags import BUILD_CONFIGURATION
 
 Doc = dict[str, Any]
@@ -56,10 +56,6 @@ def _from_the_build(hit: Hit) -> bool:
     return hit.rule in _SHIPPED and hit.inferred is not None and hit.consequence_of is None
 
 
-def _shown(value: Any) -> str:
-    return "(absent)" if value is None else str(value)
-
-
 def join_wheel_consequences(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
     """The CUDA variant and the inferred libraries joined to the torch release's finding, or
     the inferred libraries to the variant's where the release is the same."""
@@ -86,7 +82,7 @@ def _joined(hit: Hit, cause: str, variant_title: str | None, built: set[str]) ->
     """The hit as a way `cause` acts, when it is one; `built` are the ROCm library paths the
     records state as the build's own."""
     if hit.path in built and hit.consequence_of is None:
-        title = f"{_ROCM_BUILD[hit.path]} {_shown(hit.a)} → {_shown(hit.b)}"
+        title = f"{_ROCM_BUILD[hit.path]} {shown(hit.a)} → {shown(hit.b)}"
         return way_of(hit, cause, title=title)
     if _from_the_build(hit):
         return way_of(hit, cause)
