@@ -66,17 +66,12 @@ DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 MATMUL_PRECISIONS = frozenset({"highest", "high", "medium"})
 # Distributions the job itself imports: a planted copy would state a version the job never ran.
 JOB_IMPORTS = frozenset({"torch", "numpy"})
-# What torch itself may import: a planted module under such a name would stand in for it.
-TORCH_LOADS = JOB_IMPORTS | {
-    "triton",
-    "sympy",
-    "networkx",
-    "jinja2",
-    "filelock",
-    "fsspec",
-    "typing-extensions",
-    "setuptools",
-}
+# What torch loads in every job (at import, or when the job's optimizer or capture runs): a
+# planted module under such a name would stand in for it.
+TORCH_LOADS = JOB_IMPORTS | {"typing-extensions", "sympy"}
+# What torch loads only to compile: a planted module may stand in for the incident's own import
+# in a job that never compiles (torch's import fails loudly if it ever reaches the stand-in).
+COMPILE_LOADS = frozenset({"triton", "networkx", "jinja2", "filelock", "fsspec", "setuptools"})
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*-\d+-[a-z0-9-]+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -252,7 +247,8 @@ def _capture(spec: dict[str, Any], keys: frozenset[str] = CAPTURE_KEYS) -> list[
 
 def _imports(spec: dict[str, Any]) -> list[str]:
     """The planted packages the incident's job imported: names of the side's own `packages`,
-    never a package torch or the job loads itself (a stub would replace it)."""
+    never a package torch or the job loads itself (a stub would replace it), nor one
+    torch.compile loads in a job that compiles."""
     job = spec.get("job")
     imports = job.get("imports") if isinstance(job, dict) else None
     if imports is None:
@@ -260,7 +256,8 @@ def _imports(spec: dict[str, Any]) -> list[str]:
     packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
     if not isinstance(imports, list) or not all(isinstance(n, str) for n in imports):
         return ["job.imports is a list of the side's package names"]
-    wrong = [n for n in imports if n not in packages or n.lower() in TORCH_LOADS]
+    torch_loads = TORCH_LOADS | COMPILE_LOADS if job.get("compile") else TORCH_LOADS
+    wrong = [n for n in imports if n not in packages or n.lower() in torch_loads]
     if wrong:
         return [f"job.imports: not a planted package the job may import: {', '.join(wrong)}"]
     return []

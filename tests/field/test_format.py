@@ -67,3 +67,20 @@ def test_a_side_s_torch_is_a_release_string() -> None:
     for bad in ("latest", 2.9, "2.9"):
         found = problems(case(NVML, route="capture", a={"torch": bad}, b={}))
         assert any("torch is the torch.__version__" in p for p in found), (bad, found)
+
+
+def test_a_job_imports_what_torch_loads_only_where_torch_never_loads_it() -> None:
+    """networkx stands in for the incident's own import unless the job compiles (torch.compile
+    loads it); sympy never does (the optimizer and capture load it in every job)."""
+    capture = case(NVML, route="capture")
+    for side in ("a", "b"):
+        for key in ("gpus", "driver", "cuda_libs"):
+            capture[side].pop(key)
+        capture[side]["packages"] = {"networkx": "2.8.8", "sympy": "1.12"}
+        capture[side]["job"] = {"imports": ["networkx"]}
+    assert problems(capture) == []
+    capture["a"]["job"]["compile"] = True
+    assert any("job.imports: not a planted package" in p and "networkx" in p
+               for p in problems(capture))
+    capture["b"]["job"]["imports"] = ["sympy"]
+    assert any(p.startswith("b: job.imports") and "sympy" in p for p in problems(capture))
