@@ -80,7 +80,8 @@ def test_a_job_imports_what_torch_loads_only_where_torch_never_loads_it() -> Non
         capture[side]["job"] = {"imports": ["networkx"]}
     assert problems(capture) == []
     capture["a"]["job"]["compile"] = True
-    assert any("job.imports: not a planted package" in p and "networkx" in p
-               for p in problems(capture))
+    assert any(
+        "job.imports: not a planted package" in p and "networkx" in p for p in problems(capture)
+    )
     capture["b"]["job"]["imports"] = ["sympy"]
     assert any(p.startswith("b: job.imports") and "sympy" in p for p in problems(capture))

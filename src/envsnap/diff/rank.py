@@ -387,7 +387,8 @@ def _finding(placed: _Placed, target: Target, sides: Sides) -> Finding:
         )
         if first.qualifier:
             title += f" ({first.qualifier})"
-        title += through_it(group.hits, lead, target) + set_by_edit(group.hits)
+        title += with_it(group.hits, first) + through_it(group.hits, lead, target)
+        title += set_by_edit(group.hits)
         note = _measured_note(group.hits)
         if note:
             title += f" ({note})"
@@ -428,6 +429,27 @@ def _subject(path: str, rule: Rule) -> str:
         return ""
     leaf = path[found.end() :].lstrip(".")
     return f"{found['key']} " if leaf in ("", "version") else f"{found['key']} {leaf} "
+
+
+def with_it(hits: Sequence[Hit], first: Hit) -> str:
+    """'; with it: triton 3.2.0 → 3.3.0', naming the other packages of a rule's family that
+    changed beside the titled one (torchvision and triton beside torch): one finding, each
+    package named."""
+    titled = _SUBJECTS.match(first.path)
+    named: dict[str, str] = {}
+    for hit in hits:
+        found = _SUBJECTS.match(hit.path)
+        if (
+            hit.rule == first.rule
+            and hit.consequence_of is None
+            and found is not None
+            and hit.path.startswith("packages.")
+            and hit.path[found.end() :] == ".version"
+            and not is_primary(hit)
+            and (titled is None or titled["key"] != found["key"])
+        ):
+            named.setdefault(found["key"], f"{found['key']} {_short(hit.a)} → {_short(hit.b)}")
+    return f"; with it: {', '.join(named.values())}" if named else ""
 
 
 def _heading(rule: Rule, first: Hit) -> str:

@@ -64,7 +64,10 @@ def test_a_torch_family_package_is_titled_as_itself_when_torch_did_not_change() 
     )
     b["packages"]["installed"]["torch"]["version"] = "9.9.9"
     title = next(f.title for f in diff_documents(a, b).findings if f.rule == "stack.torch")
+    # One finding for the family, naming each package that changed beside torch, once.
     assert title.startswith("torch version changed: ")
+    assert "; with it: torchaudio 0.12.1 → 0.11.0;" in title
+    assert "with it: torch " not in title
 
 
 def test_an_sdpa_title_names_the_backend() -> None:
