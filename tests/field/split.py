@@ -527,5 +527,34 @@ BATCHES: dict[str, frozenset[str]] = {
             "yolov5-5168-val-batch-size-rect-padding",
         }
     ),
+    "2026-12-07z2": frozenset(
+        {
+            "anomalib-528-stfpm-deterministic-false-cuda-ops",
+            "climacore-1240-v100-vs-p100-cuda113-field-sum",
+            "exllama-153-q4-matmul-atomicadd",
+            "exllamav2-143-wave64-gibberish-mi100-vs-rx6800xt",
+            "flash-attn-384-fa2-backward-atomic-eval-loss",
+            "flash-attn-414-fa2-varlen-dq-atomic-adds",
+            "gudhi-1031-sklearn-14-kmeans-n-init-auto",
+            "hf-16209-torch111-randomsampler-resume",
+            "legacy-rocm-build-4606-miopen-conv2d-bwd-fp32-rocm640-vs-rocm642",
+            "llm-compressor-1727-transformers-454-qwen25vl-image-processor",
+            "numpyro-1959-jax-050-threefry-partitionable",
+            "pt-191552-mi200-fp16-alt-impl-denormal-gfx90a-vs-gfx942",
+            "pyg-2788-torch-scatter-cuda-atomic-aggregation",
+            "pytorch-forecasting-340-debug-loader-iteration-rng",
+            "qwen3-695-vllm-gptq-exllamav2-atomics",
+            "scipy-23161-lbfgsb-c-rewrite-115",
+            "sd-webui-9734-mps-cpu-noise-vs-cuda-noise",
+            "sglang-23671-bpreshuffle-fp8-hipcc-miscompile-rocm70-gfx950",
+            "sglang-28685-bpreshuffle-fp8-gfx950-vs-gfx942",
+            "sglang-29918-ck-blockscale-fp8-nan-rocm70-vs-rocm72-gfx950",
+            "sklearn-18316-lightgbm-30-multiclass-objective",
+            "vision-2520-torchvision-07-flip-torch-rand",
+            "vllm-7779-online-batching-awq-marlin-logprobs",
+            "xgboost-6350-predictor-fp-order-13",
+            "yolov5-9545-ddp-generator-same-seed-per-rank",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
