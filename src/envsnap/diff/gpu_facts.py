@@ -18,7 +18,7 @@ from envsnap.diff.device import (
 )
 from envsnap.diff.report import Severity
 from envsnap.diff.sides import Side, where
-from envsnap.diff.versions import local_tag
+from envsnap.diff.versions import STEP_SIZE, local_tag
 from envsnap.diff.wheel_libraries import bundled_libraries
 from envsnap.diff.wheel_libraries import side_version as wheel_library
 
@@ -192,6 +192,9 @@ def _rng_inferred(a: Doc, b: Doc, unseeded_unknown: list[str]) -> str | None:
     return "; ".join(notes) or None
 
 
+DEVICE_STEP = STEP_SIZE["major"] + 1
+
+
 def device_change(a: Doc, b: Doc) -> Iterator[Hit]:
     """The job's math ran on different device types (GPU on one side, CPU on the other)."""
     device_a, device_b = job_device(a), job_device(b)
@@ -203,6 +206,11 @@ def device_change(a: Doc, b: Doc) -> Iterator[Hit]:
             device_b,
             title=f"the job ran on {device_a.upper()} {where('a', 'in')} and on "
             f"{device_b.upper()} {where('b', 'in')}",
+            # The largest step a hardware change takes: every kernel differs, and seeded draws
+            # come from another generator (CPU and CUDA streams differ for one seed). Of
+            # findings otherwise equal, it outranks a change that reaches part of the
+            # arithmetic (another OS's C runtime, a CPU of another architecture).
+            magnitude=DEVICE_STEP,
         )
 
 

@@ -78,3 +78,19 @@ def test_a_step_within_one_os_stays_low() -> None:
     found = _os_finding(a, b)
     assert found.severity == "low"
     assert found.rules == ["env.os"]
+
+
+def test_a_device_change_outranks_another_os_family_it_ties_with() -> None:
+    # A Mac drawing on the CPU against a Linux box drawing on CUDA: both medium for close and
+    # both change kernels; the device reaches every op (and the generator of seeded draws),
+    # the OS its C runtime, so the device comes first whatever the rule ids' order.
+    a, b = full_pair()
+    a["system"]["os"] = "Darwin"
+    a["precision"]["device"] = "cpu"
+    b["precision"]["device"] = "cuda"
+    rules = [f.rule for f in diff_documents(a, b).findings]
+    assert {"hw.device", "env.os"} <= set(rules)
+    assert rules.index("hw.device") < rules.index("env.os")
+    assert _os_finding(a, b).severity == next(
+        f.severity for f in diff_documents(a, b).findings if f.rule == "hw.device"
+    )
