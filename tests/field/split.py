@@ -556,5 +556,17 @@ BATCHES: dict[str, frozenset[str]] = {
             "yolov5-9545-ddp-generator-same-seed-per-rank",
         }
     ),
+    "2026-12-07z3": frozenset(
+        {
+            "alignment-handbook-139-lora-torch-dtype-float16-loss-zero",
+            "fairseq-417-single-gpu-update-freq-1-small-batch",
+            "lm-evaluation-harness-3055-boolq-batch-size-padding",
+            "nanodet-392-eight-gpus-global-batch-lr-unchanged",
+            "nanogpt-167-float16-autocast-nan-float32-ok",
+            "pt-153700-conv-transpose2d-fp16-overflow-spr-vs-epyc",
+            "santacoder-finetuning-3-fp16-nan-loss-no-fp16",
+            "sd-webui-7307-colab-cuda-vs-mac-mps-noise",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
