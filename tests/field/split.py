@@ -568,5 +568,20 @@ BATCHES: dict[str, frozenset[str]] = {
             "sd-webui-7307-colab-cuda-vs-mac-mps-noise",
         }
     ),
+    "2026-12-07z4": frozenset(
+        {
+            "autogptq-201-030-desc-act-group-size-gibberish",
+            "bitsandbytes-121-adam8bit-0360-roberta-3090",
+            "bitsandbytes-1775-048-int8-prequantized-generation-t4",
+            "bitsandbytes-663-0411-qlora-8bit-adam-divergence",
+            "deepspeed-2251-062-gpt2-kernel-inject-output",
+            "deepspeed-3611-094-zero3-inference-eval-score",
+            "numba-8030-numpy122-svml-npy-disable-avx512skx",
+            "open-assistant-2298-deepspeed-083-sft-regression",
+            "openblas-2986-skylakex-dynamic-arch-coretype-haswell",
+            "openfast-29-mkl-omp-threads-subdyn-summary",
+            "pyro2-174-numpy124-svml-npy-disable-avx512skx",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
