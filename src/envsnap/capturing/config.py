@@ -99,6 +99,11 @@ DEFAULT_ENV_NAMES: tuple[str, ...] = (
     # CPU thread counts split reductions differently, as OMP_NUM_THREADS does.
     "TF_NUM_INTRAOP_THREADS",
     "TF_NUM_INTEROP_THREADS",
+    # numpy's CPU dispatch: which SIMD kernels its ufuncs and sorts run (numpy's
+    # npy_cpu_features.h; docs, "CPU/SIMD Optimizations", runtime dispatch). By name: the NPY_
+    # prefix also holds numpy's build and test switches.
+    "NPY_DISABLE_CPU_FEATURES",
+    "NPY_ENABLE_CPU_FEATURES",
 )
 
 

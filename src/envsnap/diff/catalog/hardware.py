@@ -83,17 +83,22 @@ RULES: tuple[Rule, ...] = (
             "torch.cpu_capability",
             f"{ENV}.{{ATEN_CPU_CAPABILITY,MKL_CBWR,MKL_ENABLE_INSTRUCTIONS}}",
             f"{ENV}.{{ONEDNN_MAX_CPU_ISA,DNNL_MAX_CPU_ISA}}",
+            # The same choice for numpy's ufuncs and sorts and for OpenBLAS's kernels.
+            f"{ENV}.{{NPY_DISABLE_CPU_FEATURES,NPY_ENABLE_CPU_FEATURES,OPENBLAS_CORETYPE}}",
         ),
         category="hardware",
         severity=("high", "low", "low"),
         title="CPU model or instruction set changed",
-        why="ATen, oneDNN and MKL dispatch kernels by ISA, changing reduction order and "
-        "blocking; numpy SIMD sorts return different tie orders.",
-        fix="Pin MKL_CBWR / ONEDNN_MAX_CPU_ISA / ATEN_CPU_CAPABILITY to a common ISA and use "
-        "stable sorts.",
+        why="ATen, oneDNN, MKL, OpenBLAS and numpy dispatch kernels by ISA, changing reduction "
+        "order, blocking and the accuracy of vectorized math; numpy SIMD sorts return different "
+        "tie orders.",
+        fix="Pin MKL_CBWR / ONEDNN_MAX_CPU_ISA / ATEN_CPU_CAPABILITY / OPENBLAS_CORETYPE / "
+        "NPY_DISABLE_CPU_FEATURES to a common ISA and use stable sorts.",
         refs=(
             f"{NUM} A3",
             "https://oneapi-src.github.io/oneDNN/dev_guide_cpu_dispatcher_control.html",
+            "numpy docs, CPU/SIMD optimizations: runtime dispatch (npy_cpu_features.h)",
+            "OpenMathLib/OpenBLAS README: OPENBLAS_CORETYPE in DYNAMIC_ARCH builds",
         ),
         # One finding with the kernels it makes a CPU job run (hw.cpu-kernels titles it).
         merge="cpu-kernels",

@@ -1,4 +1,5 @@
-"""TensorFlow's numerics variables are recorded by name; Terraform's TF_ variables are not."""
+"""TensorFlow's numerics variables are recorded by name; Terraform's TF_ variables are not.
+numpy's CPU dispatch variables are recorded by name; its other NPY_ switches are not."""
 
 from __future__ import annotations
 
@@ -40,3 +41,14 @@ def test_mxnet_and_jax_numerics_variables_are_recorded_by_prefix() -> None:
     section = collect(capture_context(Path.cwd(), env=planted))
     assert set(section.variables) == set(planted) - {"JAXLIB_UNRELATED"}
     assert {"MXNET_", "JAX_"} <= set(section.prefixes)
+
+
+def test_numpys_cpu_dispatch_variables_are_recorded_by_name() -> None:
+    planted = {
+        "NPY_DISABLE_CPU_FEATURES": "AVX512_SKX",
+        "NPY_ENABLE_CPU_FEATURES": "SSE42 AVX2",
+        "NPY_NUM_BUILD_JOBS": "8",  # a build switch: not recorded
+        "OPENBLAS_CORETYPE": "Haswell",
+    }
+    section = collect(capture_context(Path.cwd(), env=planted))
+    assert set(section.variables) == set(planted) - {"NPY_NUM_BUILD_JOBS"}
