@@ -583,5 +583,19 @@ BATCHES: dict[str, frozenset[str]] = {
             "pyro2-174-numpy124-svml-npy-disable-avx512skx",
         }
     ),
+    "2026-12-07z5": frozenset(
+        {
+            "deepspeed-5242-0124-multi-rank-bucket-allreduce-nan",
+            "deepspeed-7837-zero0-bf16-grad-norm",
+            "megatron-906-cp-loss-scaling-dp2cp4-vs-dp8",
+            "nccl-1906-nvls-allgather-permuted-visible-devices",
+            "pt-106395-fsdp-bf16-reduce-unstable-384-gpus",
+            "pt-154888-fsdp-hybrid-shard-n1-mesh-no-grad-sync",
+            "torchtitan-3280-tp2-cp2-loss-halved",
+            "vision-3913-encode-jpeg-pillow-libjpeg-turbo-windows",
+            "vision-6589-fasterrcnn-autocast-windows-cu113-to-cu116",
+            "vision-6655-fasterrcnn-autocast-linux-cu102-to-cu116",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
