@@ -28,7 +28,15 @@ _NAME_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|interval|freq(uency)?|period)",
         ),
         ("randomness.seed", r"(\w+_)?seed"),
-        ("semantics.parallel", r"(dist_)?backend|world_size|nproc_per_node|nnodes|strategy"),
+        (
+            "semantics.parallel",
+            r"(dist_)?backend|world_size|nproc_per_node|nnodes|num_nodes|num_processes|num_gpus"
+            r"|strategy"
+            # Model-parallel degrees, as Megatron (--tensor-model-parallel-size), torchtitan
+            # (--parallelism.context_parallel_degree) and DeepSpeed (--zero_stage) name them.
+            r"|(tensor|pipeline|context|sequence|expert|data)(_model)?_parallel(_shard"
+            r"|_replicate)?(_size|_degree)?|(tp|pp|cp|dp|ep)_(size|degree)|zero_stage",
+        ),
         ("semantics.batch", r"\w*batch\w*|bs|(gradient_|grad_)?accum\w*"),
         ("precision.amp", r"precision|fp16|bf16|amp|mixed_precision|dtype|half|tf32|amp_level"),
         (
@@ -78,11 +86,13 @@ def _is_number(token: str) -> bool:
 
 
 def classify(name: str, a: str | None, b: str | None) -> str:
-    """The rule a changed flag belongs to."""
+    """The rule a changed flag belongs to; a dotted config override (`--training.batch_size`,
+    `--parallelism.tensor_parallel_degree`) by its last key."""
+    leaf = name.rsplit(".", 1)[-1]
     for rule, pattern in _NAME_CLASSES:
-        if pattern.fullmatch(name):
+        if pattern.fullmatch(leaf):
             return rule
-    if _INPUT.fullmatch(name):
+    if _INPUT.fullmatch(leaf):
         return "code.argv"
     values = [value for value in (a, b) if value is not None]
     if values and all(_PATHLIKE.search(value) for value in values):

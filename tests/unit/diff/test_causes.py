@@ -159,6 +159,20 @@ def test_command_line_flags_are_classified() -> None:
     assert classify("eval_every", "100", "50") == "code.argv"  # evaluating can draw randomness
 
 
+def test_parallel_degrees_and_dotted_overrides_are_classified_by_their_key() -> None:
+    # Megatron's, torchtitan's and DeepSpeed's names for a parallel layout; a dotted config
+    # override is classified by its last key, whatever section holds it.
+    _, flags = parse(
+        ["--tensor-model-parallel-size", "2", "--parallelism.context_parallel_degree=2"]
+    )
+    for name in (*flags, "pp_size", "zero_stage", "num_processes"):
+        assert classify(name, "1", "2") == "semantics.parallel", name
+    assert classify("training.batch_size", "8", "16") == "semantics.batch"
+    assert classify("optimizer.lr", "3e-4", "6e-4") == "semantics.hyperparameters"
+    assert classify("job.dump_folder", "out/a", "out/b") == "noise.argv"
+    assert classify("model.flavor", "debug", "8B") == "code.argv"
+
+
 def test_learning_rate_change_is_one_finding() -> None:
     a, b = _pair()
     a["run"]["argv"] = ["python", "train.py", "--lr", "3e-4"]
