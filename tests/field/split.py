@@ -597,5 +597,30 @@ BATCHES: dict[str, frozenset[str]] = {
             "vision-6655-fasterrcnn-autocast-linux-cu102-to-cu116",
         }
     ),
+    "2026-12-07z6": frozenset(
+        {
+            "chainercv-710-python2-integer-division-cityscapes-eval",
+            "diffusers-7188-sdxl-vae-fp16-encode-nan",
+            "geoutils-533-scipy-113-interpn",
+            "hf-45248-cudnn-conv-tf32-batching-equivalence",
+            "inflation-144-numpy2-nep50-uint8-scalar-subtract",
+            "metpy-975-scipy-12-cubic-interpolation-fix",
+            "nibabel-1234-numpy125-avx512-argsort-parrec",
+            "np-26344-dot-int32-windows-c-long",
+            "np-7163-percentile-midpoint-fix-112-dev",
+            "opensauce-29-scipy-10-signal-resample",
+            "prismaquant-92-python311-vs-312-sum-golden",
+            "probfit-64-python3-random-module-blinding",
+            "pt-138556-flexattention-compile-matmul-precision-high",
+            "pynucastro-710-python312-sum-notebook-outputs",
+            "pyramid-flow-25-fp16-nan-latents-bf16",
+            "pyro-653-python2-integer-division-air-accuracy",
+            "qutip-1299-scipy-15-eigh-lwork-eigenvectors",
+            "scikit-bio-1497-python36-counter-order-power",
+            "sd-scripts-2322-sdxl-inpaint-sample-fp16-autocast-nan",
+            "simhash-py-28-python34-builtin-hash-change",
+            "unsloth-zoo-600-gemma4-grpo-fp16-overflow-b200",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
