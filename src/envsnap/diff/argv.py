@@ -30,12 +30,14 @@ _NAME_CLASSES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("randomness.seed", r"(\w+_)?seed"),
         (
             "semantics.parallel",
-            r"(dist_)?backend|world_size|nproc_per_node|nnodes|num_nodes|num_processes|num_gpus"
-            r"|strategy"
-            # Model-parallel degrees, as Megatron (--tensor-model-parallel-size), torchtitan
-            # (--parallelism.context_parallel_degree) and DeepSpeed (--zero_stage) name them.
-            r"|(tensor|pipeline|context|sequence|expert|data)(_model)?_parallel(_shard"
-            r"|_replicate)?(_size|_degree)?|(tp|pp|cp|dp|ep)_(size|degree)|zero_stage",
+            r"(dist_|ddp_)?backend|world_size|nproc_per_node|nnodes|num_nodes|num_machines"
+            r"|num_processes|num_gpus|strategy"
+            # Parallel degrees, as Megatron (--tensor-model-parallel-size) and torchtitan
+            # (--parallelism.context_parallel_degree) name them, and ZeRO's sharding stage
+            # (DeepSpeed-Chat's --zero_stage).
+            r"|(virtual_)?(expert_)?(tensor|pipeline|context|sequence|expert|data)(_model)?"
+            r"_parallel(_shard|_replicate)?(_size|_degree)?|(tp|pp|cp|dp|ep)_(size|degree)"
+            r"|zero_stage",
         ),
         ("semantics.batch", r"\w*batch\w*|bs|(gradient_|grad_)?accum\w*"),
         ("precision.amp", r"precision|fp16|bf16|amp|mixed_precision|dtype|half|tf32|amp_level"),
@@ -85,12 +87,29 @@ def _is_number(token: str) -> bool:
     return True
 
 
+# Keys that say what they are only with their section: `--wandb.name` names a run where
+# `--model.name` picks a model; `--comm.backend` is the collectives library where
+# `--compile.backend` is a compiler.
+_BARE_KEYS = re.compile(
+    r"name|tag|project|run|job|cache|results?|out(put)?|save|log(ging)?|exp(eriment)?|backend"
+    r"|strategy|port|host|id"
+)
+_SECTIONS: dict[str, re.Pattern[str]] = {
+    "noise.argv": re.compile(
+        r"job|wandb|logging|log|metrics|checkpoint|ckpt|output|tracker|experiment|mlflow"
+        r"|tensorboard|comet|run"
+    ),
+    "semantics.parallel": re.compile(r"parallelism|parallel|distributed|dist|comm|ddp|fsdp"),
+}
+
+
 def classify(name: str, a: str | None, b: str | None) -> str:
     """The rule a changed flag belongs to; a dotted config override (`--training.batch_size`,
-    `--parallelism.tensor_parallel_degree`) by its last key."""
-    leaf = name.rsplit(".", 1)[-1]
+    `--parallelism.tensor_parallel_degree`) by its last key, a bare key (`name`, `backend`) by
+    its section too."""
+    section, _, leaf = name.rpartition(".")
     for rule, pattern in _NAME_CLASSES:
-        if pattern.fullmatch(leaf):
+        if pattern.fullmatch(leaf) and _says_what_it_is(rule, leaf, section):
             return rule
     if _INPUT.fullmatch(leaf):
         return "code.argv"
@@ -98,6 +117,14 @@ def classify(name: str, a: str | None, b: str | None) -> str:
     if values and all(_PATHLIKE.search(value) for value in values):
         return "noise.argv"
     return "code.argv"
+
+
+def _says_what_it_is(rule: str, leaf: str, section: str) -> bool:
+    """Whether `leaf` belongs to `rule` in `section` (the part before the last dot, if any)."""
+    if not section or not _BARE_KEYS.fullmatch(leaf):
+        return True
+    sections = _SECTIONS.get(rule)
+    return sections is not None and sections.fullmatch(section.rsplit(".", 1)[-1]) is not None
 
 
 def argv_hits(argv_a: list[Any], argv_b: list[Any]) -> Iterator[Hit]:

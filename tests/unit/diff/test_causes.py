@@ -171,6 +171,15 @@ def test_parallel_degrees_and_dotted_overrides_are_classified_by_their_key() -> 
     assert classify("optimizer.lr", "3e-4", "6e-4") == "semantics.hyperparameters"
     assert classify("job.dump_folder", "out/a", "out/b") == "noise.argv"
     assert classify("model.flavor", "debug", "8B") == "code.argv"
+    # A bare key takes its meaning from its section.
+    assert classify("model.name", "llama3", "deepseek_v3") == "code.argv"
+    assert classify("optimizer.name", "AdamW", "Lion") == "code.argv"
+    assert classify("wandb.name", "run-a", "run-b") == "noise.argv"
+    assert classify("compile.backend", "inductor", "aot_eager") == "code.argv"
+    assert classify("comm.backend", "nccl", "gloo") == "semantics.parallel"
+    for name in ("num_machines", "ddp_backend", "expert_tensor_parallel_size",
+                 "virtual_pipeline_model_parallel_size"):  # fmt: skip
+        assert classify(name, "1", "2") == "semantics.parallel", name
 
 
 def test_learning_rate_change_is_one_finding() -> None:
