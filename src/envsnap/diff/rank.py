@@ -435,6 +435,8 @@ def with_it(hits: Sequence[Hit], first: Hit) -> str:
     """'; with it: triton 3.2.0 → 3.3.0', naming the other packages of a rule's family that
     changed beside the titled one (torchvision and triton beside torch): one finding, each
     package named."""
+    if not RULES_BY_ID[first.rule].component_title:
+        return ""  # one package per finding (a library and its own wheel say one thing)
     titled = _SUBJECTS.match(first.path)
     named: dict[str, str] = {}
     for hit in hits:

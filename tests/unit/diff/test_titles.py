@@ -111,3 +111,17 @@ def test_a_dtype_added_beside_an_unchanged_one_keeps_the_generic_title() -> None
     b["precision"]["params"]["float16"] = {"bytes": 2, "elements": 1, "tensors": 1}
     (dtype,) = [f for f in diff_documents(a, b).findings if f.rule == "precision.dtypes"]
     assert "none →" not in dtype.title and "stored as" not in dtype.title
+
+
+def test_a_library_title_does_not_repeat_its_own_wheel() -> None:
+    a, b = full_pair()
+    library = b["cuda_stack"]["libraries"]["cudnn"]
+    for record in (library, library["selected"], *library["copies"]):
+        record["version"] = "9.1.0.70"
+    base = a["packages"]["installed"]["rich"]
+    a["packages"]["installed"]["nvidia-cudnn-cu12"] = {**base, "name": "nvidia-cudnn-cu12",
+                                                       "version": "8.9.2.26"}  # fmt: skip
+    b["packages"]["installed"]["nvidia-cudnn-cu12"] = {**base, "name": "nvidia-cudnn-cu12",
+                                                       "version": "9.1.0.70"}  # fmt: skip
+    title = next(f.title for f in diff_documents(a, b).findings if f.rule == "stack.cudnn")
+    assert "9.1.0.70" in title and "with it" not in title
