@@ -134,7 +134,6 @@ def nondeterministic(a: Doc, b: Doc) -> Iterator[Hit]:
         get(b, "torch.deterministic.algorithms"),
         title=title,
         severity=None if on_gpu else _INFO,
-        magnitude=KERNELS_REACH[on_gpu],
         extra=tuple(
             (path, get(a, path), get(b, path))
             for path in ("torch.cudnn.deterministic", "torch.cudnn.benchmark")
@@ -163,13 +162,13 @@ SHARED_RISKS: tuple[Callable[[Doc, Doc], Iterator[Hit]], ...] = (
 REACH: dict[str, int] = {
     "shared.no-seed": 4,
     "shared.dataloader-workers": 3,
+    "shared.nondeterministic": 2,  # on the CPU it is info, after every risk above info
     "shared.hash-seed": 1,
 }
-KERNELS_REACH = {True: 2, False: 0}  # on a GPU, on the CPU only
 
 
 def shared_risks(a: Doc, b: Doc) -> Iterator[Hit]:
     """One hit per source of randomness both sides leave open, with its reach."""
     for risk in SHARED_RISKS:
         for hit in risk(a, b):
-            yield replace(hit, magnitude=REACH[hit.rule]) if hit.rule in REACH else hit
+            yield replace(hit, magnitude=REACH[hit.rule])
