@@ -59,9 +59,7 @@ HASH_SEED = ValueRule(
     lambda value: value == "random" or (_decimal(value) and int(value) <= 2**32 - 1),
 )
 ISA = _pattern(r"[A-Za-z][A-Za-z0-9_]{0,31}", "an instruction-set name, e.g. AVX2")
-# numpy's feature lists: names separated by commas or spaces ("AVX512F AVX512_SKX").
-CPU_FEATURES = _pattern(r"[A-Za-z0-9_]{1,32}([ ,]{1,4}[A-Za-z0-9_]{1,32}){0,15}",
-                        "feature names, e.g. AVX512_SKX or AVX512F,AVX512CD")  # fmt: skip
+CORE_NAME = _pattern(r"[A-Za-z][A-Za-z0-9_]{0,31}", "a core name, e.g. Haswell or SkylakeX")
 MKL_BRANCH = _pattern(r"[A-Za-z][A-Za-z0-9_]{0,31}(,STRICT)?", "a branch, e.g. AVX2 or AUTO,STRICT",
                       flags=re.IGNORECASE)  # fmt: skip
 # NCCL_ALGO/NCCL_PROTO: names, `^` to exclude, and per-collective `op:names;...` lists.
@@ -158,13 +156,13 @@ ALLOWED: dict[str, Allowed] = {
     **_each(("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"),
             "the instruction set oneDNN kernels use",
             "oneDNN docs, 'CPU Dispatcher Control'", ISA),
-    **_each(("NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES"),
-            "the SIMD features numpy's kernels dispatch to",
-            "numpy docs, CPU/SIMD optimizations: runtime dispatch", CPU_FEATURES),
+    # numpy's NPY_DISABLE_CPU_FEATURES / NPY_ENABLE_CPU_FEATURES are not applied: numpy
+    # refuses both at once, a baseline feature, or a feature this CPU lacks, at import, so B's
+    # value can break A's job instead of reproducing B's kernels.
     "OPENBLAS_CORETYPE": Allowed(
         "the CPU kernels a DYNAMIC_ARCH OpenBLAS uses",
         "OpenMathLib/OpenBLAS README",
-        ISA,
+        CORE_NAME,
     ),
     "ATEN_CPU_CAPABILITY": Allowed(
         "the instruction set torch's CPU kernels dispatch to",

@@ -64,9 +64,9 @@ def test_no_name_of_the_table_is_denied_and_the_hash_seed_is_the_one_python_vari
         ("NCCL_ALGO", "Ring /tmp/x", False),
         ("MKL_CBWR", "AUTO,STRICT", True),
         ("ONEDNN_MAX_CPU_ISA", "../lib", False),
-        ("NPY_DISABLE_CPU_FEATURES", "AVX512F AVX512_SKX", True),
-        ("NPY_ENABLE_CPU_FEATURES", "SSE42,AVX2", True),
-        ("NPY_DISABLE_CPU_FEATURES", "AVX512F;rm -rf", False),
+        # numpy refuses some combinations at import: its dispatch variables are never applied.
+        ("NPY_DISABLE_CPU_FEATURES", "AVX512_SKX", False),
+        ("NPY_ENABLE_CPU_FEATURES", "SSE42", False),
         ("OPENBLAS_CORETYPE", "Haswell", True),
         ("OPENBLAS_CORETYPE", "/opt/kernels", False),
         ("PYTHONHASHSEED", "random", True),

@@ -92,8 +92,9 @@ RULES: tuple[Rule, ...] = (
         why="ATen, oneDNN, MKL, OpenBLAS and numpy dispatch kernels by ISA, changing reduction "
         "order, blocking and the accuracy of vectorized math; numpy SIMD sorts return different "
         "tie orders.",
-        fix="Pin MKL_CBWR / ONEDNN_MAX_CPU_ISA / ATEN_CPU_CAPABILITY / OPENBLAS_CORETYPE / "
-        "NPY_DISABLE_CPU_FEATURES to a common ISA and use stable sorts.",
+        fix="Pin MKL_CBWR / ONEDNN_MAX_CPU_ISA / ATEN_CPU_CAPABILITY / OPENBLAS_CORETYPE to a "
+        "common ISA or core, switch off the same features with NPY_DISABLE_CPU_FEATURES, and "
+        "use stable sorts.",
         refs=(
             f"{NUM} A3",
             "https://oneapi-src.github.io/oneDNN/dev_guide_cpu_dispatcher_control.html",
