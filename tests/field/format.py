@@ -66,12 +66,12 @@ DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
 MATMUL_PRECISIONS = frozenset({"highest", "high", "medium"})
 # Distributions the job itself imports: a planted copy would state a version the job never ran.
 JOB_IMPORTS = frozenset({"torch", "numpy"})
-# What torch loads in every job (at import, or when the job's optimizer or capture runs): a
-# planted module under such a name would stand in for it.
-TORCH_LOADS = JOB_IMPORTS | {"typing-extensions", "sympy"}
+# What torch loads in every job (at import, or when the job's optimizer or capture runs), or
+# probes for by importing it (triton): a planted module under such a name would stand in for it.
+TORCH_LOADS = JOB_IMPORTS | {"typing-extensions", "sympy", "triton"}
 # What torch loads only to compile: a planted module may stand in for the incident's own import
-# in a job that never compiles (torch's import fails loudly if it ever reaches the stand-in).
-COMPILE_LOADS = frozenset({"triton", "networkx", "jinja2", "filelock", "fsspec", "setuptools"})
+# in a job that never compiles.
+COMPILE_LOADS = frozenset({"networkx", "jinja2", "filelock", "fsspec", "setuptools"})
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*-\d+-[a-z0-9-]+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -250,17 +250,24 @@ def _imports(spec: dict[str, Any]) -> list[str]:
     never a package torch or the job loads itself (a stub would replace it), nor one
     torch.compile loads in a job that compiles."""
     job = spec.get("job")
-    imports = job.get("imports") if isinstance(job, dict) else None
-    if imports is None:
+    if not isinstance(job, dict) or job.get("imports") is None:
         return []
-    packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
+    imports = job["imports"]
+    planted = spec.get("packages")
+    packages: dict[str, Any] = planted if isinstance(planted, dict) else {}
     if not isinstance(imports, list) or not all(isinstance(n, str) for n in imports):
         return ["job.imports is a list of the side's package names"]
-    torch_loads = TORCH_LOADS | COMPILE_LOADS if job.get("compile") else TORCH_LOADS
-    wrong = [n for n in imports if n not in packages or n.lower() in torch_loads]
+    compiles = bool(job.get("compile"))
+    torch_loads = TORCH_LOADS | COMPILE_LOADS if compiles else TORCH_LOADS
+    wrong = [n for n in imports if n not in packages or _normalized(n) in torch_loads]
     if wrong:
         return [f"job.imports: not a planted package the job may import: {', '.join(wrong)}"]
     return []
+
+
+def _normalized(name: str) -> str:
+    """A distribution name as PEP 503 compares them: 'typing_extensions' -> 'typing-extensions'."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _job(job: Any) -> list[str]:
