@@ -622,5 +622,11 @@ BATCHES: dict[str, frozenset[str]] = {
             "unsloth-zoo-600-gemma4-grpo-fp16-overflow-b200",
         }
     ),
+    "2026-12-07z7": frozenset(
+        {
+            "pytorch-cpu-feedstock-180-conda-forge-generic-blas-complex-dot-zero",
+            "pytorch-scatter-256-segment-csr-cu111-vs-cu102-windows",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
