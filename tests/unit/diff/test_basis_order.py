@@ -209,23 +209,22 @@ def test_shared_risks_follow_their_reach_not_their_rule_ids() -> None:
         assert shared.index("shared.no-seed") < shared.index("shared.hash-seed"), target
 
 
-def _nondeterministic(doc: dict[str, Any]) -> None:
-    doc["torch"]["deterministic"]["algorithms"] = False
-    doc["torch"]["cudnn"].update(deterministic=False, benchmark=True)
+def _shared_with_hashing_and_kernels_open(
+    pair: tuple[dict[str, Any], dict[str, Any]],
+) -> list[str]:
+    """The shared risks' rules, in order, once both sides salt str hashing and allow
+    nondeterministic kernels."""
+    for doc in pair:
+        _hash_seed_unset(doc)
+        doc["torch"]["deterministic"]["algorithms"] = False
+        doc["torch"]["cudnn"].update(deterministic=False, benchmark=True)
+    return [f.rule for f in diff_documents(*pair).findings if f.basis == "shared"]
 
 
 def test_nondeterministic_gpu_kernels_reach_further_than_str_hashing() -> None:
     # Atomic-add backward kernels reorder sums at every step of a GPU run; a salted str hash
     # reorders only str sets. On the CPU, few kernels are nondeterministic: hashing leads.
-    a, b = full_pair()
-    for doc in (a, b):
-        _hash_seed_unset(doc)
-        _nondeterministic(doc)
-    shared = [f.rule for f in diff_documents(a, b).findings if f.basis == "shared"]
-    assert shared.index("shared.nondeterministic") < shared.index("shared.hash-seed")
-    cpu_a, cpu_b = _cpu_only_pair()
-    for doc in (cpu_a, cpu_b):
-        _hash_seed_unset(doc)
-        _nondeterministic(doc)
-    shared = [f.rule for f in diff_documents(cpu_a, cpu_b).findings if f.basis == "shared"]
-    assert shared.index("shared.hash-seed") < shared.index("shared.nondeterministic")
+    on_gpu = _shared_with_hashing_and_kernels_open(full_pair())
+    assert on_gpu.index("shared.nondeterministic") < on_gpu.index("shared.hash-seed")
+    on_cpu = _shared_with_hashing_and_kernels_open(_cpu_only_pair())
+    assert on_cpu.index("shared.hash-seed") < on_cpu.index("shared.nondeterministic")
