@@ -192,6 +192,8 @@ def _rng_inferred(a: Doc, b: Doc, unseeded_unknown: list[str]) -> str | None:
     return "; ".join(notes) or None
 
 
+# Above every version step: of two findings otherwise equal, another device type comes before
+# even a major version bump, since no release changes every kernel and every random stream.
 DEVICE_STEP = STEP_SIZE["major"] + 1
 
 
