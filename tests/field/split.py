@@ -628,5 +628,32 @@ BATCHES: dict[str, frozenset[str]] = {
             "pytorch-scatter-256-segment-csr-cu111-vs-cu102-windows",
         }
     ),
+    "2026-12-07z8": frozenset(
+        {
+            "aihwkit-766-cudnn-tf32-ampere-conv3d-rnn-tests",
+            "alphafold3-59-cc7x-xla-custom-fusion-bad-structures",
+            "chainer-7695-cudnn50-vs-75-convolution-nd-backward",
+            "cudanative-58-gtx-titan-driver-378-int64-arithmetic",
+            "cutlass-32-basic-gemm-wrong-on-maxwell-m40-vs-p4",
+            "gemma-cpp-23-avx3-zen4-vs-avx2-bf16-answer",
+            "hf-39978-rocm-expectations-a10g-vs-mi325",
+            "hipace-659-cufft-111-zero-output-above-1024",
+            "llama-cpp-28211-rdna35-host-access-gfx1150-vs-gfx1151",
+            "lmdeploy-1676-w4a16-awq-v100-vs-a100",
+            "lmdeploy-2699-awq-internvl2-v100-vs-h800-051",
+            "nnabla-759-cudnn8-rnn-gru-lstm-tolerance",
+            "np-24903-numpy123-matmul-sapphire-rapids",
+            "numba-10571-numpy124-svml-sincos-avx512skx-runners",
+            "pt-137978-cudnn-951-tinynet-a-expected-accuracy",
+            "pt-180201-mps-broadcast-matmul-grad-macos262-vs-macos264",
+            "pt-2976-dropout-seeded-cpu-vs-cuda-rng",
+            "pt-47347-distributions-rsample-cpu-vs-cuda-seed",
+            "raft-491-cusolver-116-syevdx-trailing-eigenvalues",
+            "rocm-bitsandbytes-94-hipblaslt-int8-colmajor-gfx950",
+            "rocm-libraries-9055-hipblaslt-splitk-bf16-nan-rocm713-vs-rocm72",
+            "triton-3643-blocksparse-fp16-tolerance-mi200-vs-mi300",
+            "xgboost-3264-gpu-hist-cub-race-k80-vs-pascal",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
