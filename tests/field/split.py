@@ -655,5 +655,35 @@ BATCHES: dict[str, frozenset[str]] = {
             "xgboost-3264-gpu-hist-cub-race-k80-vs-pascal",
         }
     ),
+    "2026-12-07z9": frozenset(
+        {
+            "aprender-3105-avx2-q4k-kernels-core-ultra-vs-avx512-ci",
+            "arrayfire-2580-half-gemm-compute-type-cc61",
+            "botorch-944-tf32-matmul-ampere-test-failures",
+            "dgl-4213-tf32-test-csrmm-ampere",
+            "easybuild-easyconfigs-14059-jax-tests-tf32-a100",
+            "gpunufft-95-cuda112-while-loop-convolution-wrong-output",
+            "gpytorch-1960-tf32-rtx3080-gpu-vs-cpu-predictions",
+            "invokeai-981-m1-mps-cpu-noise-vs-windows-cuda-noise",
+            "jax-17568-testdotgeneral-a100-nightly-tf32",
+            "jaxion-5-float32-reference-cpu-vs-t4-gpu",
+            "kaolin-429-tests-tf32-conv-matmul-ampere",
+            "keops-224-tf32-a10-vs-rtx2080-ci-tests",
+            "manticoresearch-1727-arm64-fmadd-vs-x86-64-float-expr",
+            "mujoco-playground-86-jax-tf32-rtx4080-vs-t4",
+            "mulensmodel-216-binarylens-macos-arm64-vs-ubuntu-x86",
+            "nequip-610-openequivariance-hip-warp-barrier-mi250x-vs-nvidia",
+            "onednn-1268-cudnn-default-math-tf32-a100-conv",
+            "openms-6918-appleclang-fma-apple-silicon-vs-x86",
+            "paddle-28732-tf32-cublas-default-on-a100-unit-tests",
+            "pt-193183-triton-371-stride3-slice-scatter-torch213",
+            "pt-197635-avx512-grid-sample-mask-gather-zeros",
+            "pt-97466-vec512-neq-nan-ordered-compare",
+            "tensorrt-3969-trt10-gemv-fusion-bs1-rtx3090",
+            "tensorrt-llm-278-turing-2080ti-default-build-no-sm75",
+            "tf-57701-tftrt-batch-matmul-tf32-ampere",
+            "torchtitan-3858-triton-38-flex-attention-loss-nightly",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
