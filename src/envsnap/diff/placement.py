@@ -152,6 +152,7 @@ _FOLDED_RULES = frozenset(
     {
         IMAGE_RULE,
         "stack.torch",
+        "stack.triton",
         "stack.cuda-build",
         "stack.cuda-toolkit",
         "stack.cudnn",

@@ -109,8 +109,7 @@ RULES: tuple[Rule, ...] = (
             "cuda_stack.torch_version",
             "torch.{version,git_version}",
             "cuda_stack.torch_git_version",
-            f"{PKG}.{{torchvision,torchaudio,triton,pytorch-triton}}.version",
-            "cuda_stack.libraries.triton.**",
+            f"{PKG}.{{torchvision,torchaudio}}.version",
         ),
         category="stack",
         severity=("high", "medium", "low"),
@@ -122,6 +121,26 @@ RULES: tuple[Rule, ...] = (
         refs=(f"{NUM} J1", RANDOMNESS_MD, "pytorch/pytorch#157274"),
         merge="torch-release",
         primary=(f"{PKG}.torch.version", "torch.version", "cuda_stack.torch_version"),
+    ),
+    Rule(
+        id="stack.triton",
+        # A wheel of its own that torch pins: it can be installed apart from torch (a newer
+        # triton under the same torch), so beside a torch release it keeps its own finding,
+        # as a cuDNN stated by its own wheel does (torch_wheel.py).
+        match=(
+            f"{PKG}.{{triton,pytorch-triton}}.version",
+            "cuda_stack.libraries.triton.**",
+        ),
+        category="stack",
+        severity=("high", "medium", "low"),
+        title="Triton compiler changed",
+        why="Triton generates the GPU kernels of torch.compile (Inductor), FlexAttention and "
+        "hand-written Triton kernels; a release changes the code it generates, so compiled "
+        "results change with it while eager kernels do not.",
+        fix="Pin triton with torch; to test it, install the other triton under the same torch.",
+        refs=(f"{NUM} J1", "pytorch/pytorch#193183"),
+        gpu_only=True,
+        specificity=1,
     ),
     Rule(
         id="stack.torch-build",
