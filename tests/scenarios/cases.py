@@ -368,6 +368,12 @@ CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
+        "triton-2.3-3.0",
+        "triton 2.3.1 -> 3.0.0 under the same torch",
+        "stack.triton",
+        package("triton", "3.0.0"),
+    ),
+    Case(
         "nccl-algo",
         "NCCL_ALGO unset -> Ring",
         "algo.nccl-algo",
