@@ -685,5 +685,20 @@ BATCHES: dict[str, frozenset[str]] = {
             "torchtitan-3858-triton-38-flex-attention-loss-nightly",
         }
     ),
+    "2026-12-07z10": frozenset(
+        {
+            "cupy-6347-cusolver-116-eigh-eigenvectors",
+            "jax-17653-cudnn-lstm-tf32-ampere-hopper",
+            "jax-24438-ptxas-sm90-sph-harm-abs-index",
+            "llama-cpp-12946-v100s-cublas-fp16-overflow-vs-p40",
+            "llama-cpp-24699-sve-vec-dot-f32-inactive-lanes",
+            "mamba-997-mamba3-siso-fwd-blackwell-num-stages",
+            "numba-6127-reduction-warp-race-volta",
+            "te-1776-cudnn-kv-cache-sm89-numerics",
+            "te-2589-fp8-blockwise-e8-scale-swizzle-blackwell",
+            "te-3281-nvfp4-stochastic-rounding-zeros-sm121",
+            "te-650-cudnn-v9-sdpa-bwd-nan-frontend-102",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
