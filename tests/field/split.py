@@ -700,5 +700,27 @@ BATCHES: dict[str, frozenset[str]] = {
             "te-650-cudnn-v9-sdpa-bwd-nan-frontend-102",
         }
     ),
+    "2026-12-07z11": frozenset(
+        {
+            "astropy-15195-scipy-1112-trf-bounds-fit",
+            "chemicals-24-pandas-12-high-precision-float-parser",
+            "fairseq-3722-hydra-11-defaults-composition-order",
+            "hf-datasets-2946-nltk-363-meteor-score",
+            "hf-datasets-7696-datasets-4-torchcodec-audio-decoding",
+            "imageio-719-pillow9-gif-frames-rgb",
+            "jax-276-isnan-cpu-fast-math",
+            "jax-972-norm-cdf-inf-nan-cpu-fast-math",
+            "lightgbm-2890-swig-model-read-locale-decimal-comma",
+            "np-25087-meson-build-glibc217-catanh-signbit",
+            "np-6712-ubuntu-1204-glibc-cacosh-arccosh",
+            "np-7517-glibc-217-complex-arcsinh-precision",
+            "openblas-2319-gemm3m-thread-race-omp-threads",
+            "pillow-5728-rgb-to-l-rounding-700",
+            "postgresql-hll-67-glibc-libm-cardinality",
+            "scipy-19103-least-squares-trf-boundary-1112",
+            "scipy-19351-least-squares-trf-zero-bound-1113",
+            "te-2322-jax-reference-triton-gemm-l40s",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
