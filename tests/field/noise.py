@@ -356,10 +356,13 @@ def _report_noise(
         filled["platform"] = f"Linux-{kernel}-x86_64-with-glibc{glibc}"
     python = facts.get("python")
     if python is None and unstated("python"):
-        # One series on both sides, patch levels apart: the series the older torch ran on
-        # (a minor Python step is a difference, not noise).
+        # One series on both sides, patch levels apart: the series the older torch ran on, or
+        # the older distribution shipped (a minor Python step is a difference, not noise).
         series = min(
-            (_python_for(f.get("torch"), distro, series_choice) for f in both),
+            (
+                _python_for(f.get("torch"), _distro(f) or DISTROS[family], series_choice)
+                for f in both
+            ),
             key=lambda text: tuple(int(part) for part in text.split(".")),
         )
         filled["python"] = f"{series}.{mine.choice(PYTHON_PATCHES[series])}"

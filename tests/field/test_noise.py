@@ -99,6 +99,20 @@ def test_report_noise_draws_one_python_series_across_a_torch_upgrade() -> None:
         assert a["python"].rsplit(".", 1)[0] == b["python"].rsplit(".", 1)[0] == "3.8"
 
 
+def test_report_noise_draws_one_python_series_across_two_stated_distributions() -> None:
+    # Each side's distribution ships its own Python; the series filled in is still one for
+    # both sides (the older one), else noise would write a minor Python step into the pair.
+    moved = copy.deepcopy(IMPORTED)
+    for side in ("a", "b"):
+        for key in ("torch", "pip"):
+            moved[side]["facts"].pop(key)
+    moved["a"]["facts"]["os"] = "Ubuntu 18.04.5 LTS (x86_64)"  # a release DISTROS lacks
+    moved["b"]["facts"]["os"] = "Ubuntu 20.04.1 LTS (x86_64)"
+    for index in range(10):
+        a, b = (draw(moved, side, index).report for side in ("a", "b"))
+        assert a["python"].rsplit(".", 1)[0] == b["python"].rsplit(".", 1)[0]
+
+
 def test_a_posted_report_gets_no_noise() -> None:
     posted = copy.deepcopy(IMPORTED)
     posted["a"] = {"report": "any.txt"}
