@@ -5,6 +5,11 @@ from __future__ import annotations
 from envsnap.diff.catalog.refs import CUBLAS_REPRO, CUDNN_REPRO, ENV, NUM, PKG, RANDOMNESS_MD
 from envsnap.diff.rules import Rule
 
+# Audio and video decoders and resamplers a data loader may pick: installing one changes which
+# backend decodes (datasets 4.0 decodes audio with torchcodec where 3.x used soundfile).
+# torchcodec's releases follow torch's, as torchaudio's do: its version is the torch family's.
+_DECODERS = "soundfile,audioread,av,decord,soxr,resampy"
+
 RULES: tuple[Rule, ...] = (
     Rule(
         id="stack.cuda-build",
@@ -109,7 +114,7 @@ RULES: tuple[Rule, ...] = (
             "cuda_stack.torch_version",
             "torch.{version,git_version}",
             "cuda_stack.torch_git_version",
-            f"{PKG}.{{torchvision,torchaudio}}.version",
+            f"{PKG}.{{torchvision,torchaudio,torchcodec}}.version",
         ),
         category="stack",
         severity=("high", "medium", "low"),
@@ -180,13 +185,17 @@ RULES: tuple[Rule, ...] = (
         match=(
             f"{PKG}.{{pillow,pillow-simd,opencv-python,opencv-python-headless}}.version",
             f"{PKG}.{{scikit-image,albumentations,imageio,librosa}}.version",
+            # Audio and video decoders and resamplers: the samples a loader returns.
+            f"{PKG}.{{{_DECODERS}}}.version",
             f"{PKG}.{{pillow,pillow-simd,opencv-python,opencv-python-headless}}",
+            f"{PKG}.{{{_DECODERS},torchcodec}}",
         ),
         category="stack",
         severity=("high", "high", "medium"),
         title="image or audio preprocessing library changed",
         why="decoding and resizing defaults change between releases (Pillow 7.0 switched "
-        "resize and thumbnail to bicubic/antialiased filters), so the model sees other inputs.",
+        "resize and thumbnail to bicubic/antialiased filters), and another audio or video "
+        "decoder (libsndfile, FFmpeg) returns other samples, so the model sees other inputs.",
         fix="Pin the preprocessing libraries and pass resampling filters explicitly.",
         refs=("https://pillow.readthedocs.io/en/stable/releasenotes/7.0.0.html",),
         per="component",
