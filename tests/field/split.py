@@ -722,5 +722,22 @@ BATCHES: dict[str, frozenset[str]] = {
             "te-2322-jax-reference-triton-gemm-l40s",
         }
     ),
+    "2026-12-07z12": frozenset(
+        {
+            "deepgemm-324-sm120-cublas-bf16-einsum-accumulation-order",
+            "diffusers-12976-transformers-v5-init-qwenimage-slice",
+            "diffusers-2724-torch20-sdpa-default-attn-processor",
+            "diffusers-6680-dpm-final-sigmas-zero-default-026",
+            "fbgemm-2763-sve-8bit-dequant-bf16-gets-fp16-bits",
+            "flashinfer-1559-persistent-attention-blackwell-missing-syncthreads",
+            "flashinfer-448-sm75-mma-k8-emulation-drops-accumulator",
+            "np-24000-apple-clang-14-avx2-complex-multiply-wheel",
+            "peft-3053-transformers-v5-opt-default-float16",
+            "pytorch-image-models-2605-timm-1021-layerscale-init-ignored",
+            "scipy-22874-expm-msvc-branch-clang-cl-woa-1152",
+            "scipy-23312-arpack-complex-msvc-branch-windows",
+            "unsloth-4109-gemma3-compile-nan-rdna-vs-cdna",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
