@@ -739,5 +739,21 @@ BATCHES: dict[str, frozenset[str]] = {
             "unsloth-4109-gemma3-compile-nan-rdna-vs-cdna",
         }
     ),
+    "2026-12-07z13": frozenset(
+        {
+            "bitsandbytes-1956-avx512bf16-packed-weight-gemv-test-reference",
+            "intel-extension-for-pytorch-3452-int8-tests-avx2-no-vnni-overflow",
+            "intel-extension-for-pytorch-3595-aten-cpu-capability-avx2-int8-overflow",
+            "kornia-3645-conftest-matmul-precision-high-cuda-tests",
+            "lightning-thunder-2579-tf32-override-nanogpt-litgpt-tests",
+            "lightning-thunder-641-tf32-override-resnet18-rtx6000-ada",
+            "litgpt-1700-allow-tf32-batched-input-pos-test",
+            "onednn-5717-amx-bf16-k-tail-nan-leak",
+            "openblas-3654-vortex-m1-neoversen1-dnrm2-svd",
+            "openblas-4750-graviton3-sve-dot-coretype-neoversen1",
+            "peft-2411-torchao-matmul-precision-high-hotswap-compile",
+            "torchmd-net-327-tensornet-import-enables-tf32",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
