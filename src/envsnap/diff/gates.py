@@ -16,7 +16,8 @@ a consequence of another difference (batch, dtype, code), ranked below any state
 
 What the job could not have felt is info as well: a generic package that neither job had
 imported by the time it captured with its model, untracked files none of which is Python
-code, and a patch step of the platform within one release series (patch_levels.py).
+code, a patch step of the platform within one release series (patch_levels.py), and one
+instruction set under another OS's name for it (`AMD64` and `x86_64`, cpu_arch.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from envsnap.diff.catalog import RULES_BY_ID
+from envsnap.diff.cpu_arch import spelling_only
 from envsnap.diff.derived import Hit, get
 from envsnap.diff.device import gpu_in_use, tf32_build, tf32_gpu
 from envsnap.diff.gpu_facts import cudnn_toggled
@@ -100,6 +102,9 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
             out.append(replace(hit, severity=_INFO, active=False, qualifier=qualifier))
         elif no_tf32 and hit.rule in TF32_RULES:
             out.append(replace(hit, severity=_LOW, active=False))
+        elif spelling_only(hit):
+            qualifier = "one instruction set, named as each OS names it"
+            out.append(replace(hit, severity=_INFO, active=False, qualifier=qualifier))
         elif (step := within_series(hit)) is not None:
             severity, qualifier = step
             out.append(replace(hit, severity=severity, active=False, qualifier=qualifier))

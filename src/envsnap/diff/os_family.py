@@ -34,10 +34,16 @@ _NUMPY_PATH = "packages.installed.numpy.version"
 _FAMILIES = frozenset({"Linux", "Darwin", "Windows"})
 
 
+def os_families(a: Doc, b: Doc) -> tuple[str, str] | None:
+    """The OS family (Linux, Darwin, Windows) of each side; None when a side states none."""
+    family_a, family_b = _family(a), _family(b)
+    return None if family_a is None or family_b is None else (family_a, family_b)
+
+
 def os_family(a: Doc, b: Doc) -> list[Hit]:
     """With the OS family changed, the ways it acts, each joining the OS finding."""
-    families = (_family(a), _family(b))
-    if None in families or families[0] == families[1]:
+    families = os_families(a, b)
+    if families is None or families[0] == families[1]:
         return []
     runtime = Hit(
         rule=RUNTIME,

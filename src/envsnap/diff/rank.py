@@ -21,6 +21,7 @@ from envsnap.diff.catalog.aliases import names_of
 from envsnap.diff.changes import Change, compute_changes
 from envsnap.diff.code_edits import join_code_edits, set_by_edit
 from envsnap.diff.consequences import join_gpu_consequences, through_it
+from envsnap.diff.cpu_arch import join_platform_move
 from envsnap.diff.derived import Hit, derived_hits
 from envsnap.diff.dtype_titles import dtype_title
 from envsnap.diff.env_meaning import cannot_act
@@ -526,6 +527,7 @@ def diff_documents(
     # After the gates: a folded version change keeps the severity its gate gave it.
     hits = fold_image_moves(hits)
     hits = join_gpu_consequences(hits, doc_a, doc_b)
+    hits = join_platform_move(hits, doc_a, doc_b)
     hits = join_toolkit_libraries(hits, doc_a, doc_b)
     hits = join_wheel_consequences(hits, doc_a, doc_b)
     hits = join_release_mechanisms(hits)
