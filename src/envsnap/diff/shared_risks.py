@@ -30,11 +30,31 @@ def hash_seed_open(doc: Doc) -> bool | None:
     seeds, variables = doc.get("seeds"), get(doc, "env.variables")
     if isinstance(seeds, dict):
         value = seeds.get("pythonhashseed")
-    elif isinstance(variables, dict):
-        value = variables.get("PYTHONHASHSEED")
+    elif isinstance(variables, dict) and selected(doc, _HASH_SEED):
+        value = variables.get(_HASH_SEED)
     else:
         return None
     return value is None or value == "random"
+
+
+_HASH_SEED = "PYTHONHASHSEED"
+
+
+def selected(doc: Doc, name: str) -> bool:
+    """True when the side's env section looked for variable `name` (by name or family) and
+    does not call it unknown: only then does its absence mean unset. A collect_env report
+    selects almost nothing, so an import says nothing of PYTHONHASHSEED."""
+    env = doc.get("env")
+    if not isinstance(env, dict):
+        return False
+    unknown = env.get("unknown")
+    if isinstance(unknown, dict) and ("variables.*" in unknown or f"variables.{name}" in unknown):
+        return False
+    names, prefixes = env.get("names"), env.get("prefixes")
+    return (isinstance(names, list) and name in names) or (
+        isinstance(prefixes, list)
+        and any(isinstance(prefix, str) and name.startswith(prefix) for prefix in prefixes)
+    )
 
 
 def hash_seed(a: Doc, b: Doc) -> Iterator[Hit]:

@@ -183,6 +183,27 @@ def test_hashing_fixed_on_one_side_is_a_difference_not_a_shared_risk() -> None:
     assert "randomness.pythonhashseed" in rules
 
 
+def test_records_that_never_looked_for_pythonhashseed_share_no_hashing_risk() -> None:
+    # A collect_env report prints no environment variables: PYTHONHASHSEED is unknown on both
+    # sides, not unset, so nothing says either run salted its str hashing.
+    report = FIXTURES / "collect_env" / "real" / "pytorch-60367_rtx2070s.txt"
+    imported = load_any(str(report)).to_document()
+    assert "shared.hash-seed" not in [f.rule for f in diff_documents(imported, imported).findings]
+    # A capture that selected the variable by name and found it absent does say so.
+    a, b = full_pair()
+    for doc in (a, b):
+        _hash_seed_unset(doc)
+        doc.pop("seeds")
+        assert "PYTHONHASHSEED" in doc["env"]["names"]
+    assert "shared.hash-seed" in [f.rule for f in diff_documents(a, b).findings]
+    for doc in (a, b):
+        doc["env"]["names"].remove("PYTHONHASHSEED")
+        doc["env"]["prefixes"] = [
+            p for p in doc["env"]["prefixes"] if not "PYTHONHASHSEED".startswith(p)
+        ]
+    assert "shared.hash-seed" not in [f.rule for f in diff_documents(a, b).findings]
+
+
 def test_no_seed_on_either_in_job_side_is_one_shared_risk() -> None:
     a, b = full_pair()
     for doc in (a, b):
