@@ -755,5 +755,27 @@ BATCHES: dict[str, frozenset[str]] = {
             "torchmd-net-327-tensornet-import-enables-tf32",
         }
     ),
+    "2026-12-07z14": frozenset(
+        {
+            "algorithmic-efficiency-732-pytorch-eval-num-workers-imagenet",
+            "diffusers-13810-ip-adapter-cpu-randn-torch212",
+            "diffusers-14202-xpu-vs-cuda-flux-control-lora-slice",
+            "fairseq-1859-bart-rouge-torch12-vs-torch14",
+            "fasttext-116-hogwild-thread-count",
+            "keras-850-theano-pythonhashseed-unset",
+            "lightgbm-632-bagging-num-threads",
+            "mistral-182-main-checkpoint-step-90k-vs-400k",
+            "pandas-49003-astype-int-int32-windows-vs-mac",
+            "peft-2843-xpu-vs-cuda-bnb-4bit-regression-artifacts",
+            "pt-110213-sdpa-mem-efficient-mask-nan-torch21",
+            "pt-1822-dot-zero-macos-accelerate-sdot-f2c",
+            "pt-188438-mps-linear-bias-gemv-m1-vs-m4",
+            "pt-20844-system-cudnn-7003-vs-7501-gtx1080-fails-to-learn",
+            "scipy-21862-accelerate-macos-151-vs-152",
+            "torchmetrics-1397-rtx3090-torch19-cu111-tf32",
+            "wcecoli-938-openblas-num-threads-dot-product",
+            "xgboost-3523-apple-clang-shuffle-colsample-macos",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
