@@ -333,8 +333,8 @@ def _report_noise(
     case: Case, side: str, shared: random.Random, mine: random.Random
 ) -> dict[str, Any]:
     """Facts to fill in a rendered report: only fields neither side states (then both sides
-    get values of one family, differing in the patch), and a patch where the case states
-    only the series ('3.10', driver '535')."""
+    get values of one family, differing in the patch), a patch where the case states only the
+    series ('3.10', driver '535'), and the torch release one side states, on the other."""
     if "facts" not in case[side]:
         return {}  # a posted report is verbatim
     facts = _facts(case, side)
@@ -370,6 +370,12 @@ def _report_noise(
         series = short.group(1)
         if series in PYTHON_PATCHES:
             filled["python"] = f"{series}.{mine.choice(PYTHON_PATCHES[series])}"
+    if "torch" not in facts and _rendered(case):
+        # The script prints the torch it imported ("N/A" only when none imports): a release the
+        # thread states for one side only is the other side's stand-in too, not "no torch".
+        stated = [f["torch"] for f in both if "torch" in f]
+        if stated:
+            filled["torch"] = stated[0]
     driver = facts.get("driver")
     if isinstance(driver, str) and is_branch_only(driver) and driver in PATCHES:
         filled["driver"] = mine.choice(PATCHES[driver])

@@ -113,6 +113,20 @@ def test_report_noise_draws_one_python_series_across_two_stated_distributions() 
         assert a["python"].rsplit(".", 1)[0] == b["python"].rsplit(".", 1)[0]
 
 
+def test_a_torch_release_stated_for_one_side_is_the_other_sides_stand_in() -> None:
+    # The script prints "PyTorch version: N/A" only when torch does not import: a thread that
+    # names one side's torch says nothing of the other's, so both report the one stated.
+    one_sided = copy.deepcopy(IMPORTED)
+    one_sided["b"]["facts"].pop("torch")
+    stated = one_sided["a"]["facts"]["torch"]
+    for index in range(5):
+        assert "torch" not in draw(one_sided, "a", index).report
+        assert draw(one_sided, "b", index).report["torch"] == stated
+    for side in ("a", "b"):
+        one_sided[side]["facts"].pop("torch", None)
+    assert "torch" not in draw(one_sided, "b", 0).report
+
+
 def test_a_posted_report_gets_no_noise() -> None:
     posted = copy.deepcopy(IMPORTED)
     posted["a"] = {"report": "any.txt"}
