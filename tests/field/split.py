@@ -777,5 +777,25 @@ BATCHES: dict[str, frozenset[str]] = {
             "xgboost-3523-apple-clang-shuffle-colsample-macos",
         }
     ),
+    "2026-12-07z15": frozenset(
+        {
+            "astropy-15650-dogbox-fit-aarch64-openblas-eessi",
+            "astropy-16320-scipy-1130-wheel-openblas-trf-warning",
+            "deepspeed-5411-fp16-tp4-grad-norm-tp-rank0-only",
+            "gpt-neox-1003-rope-cos-sin-cache-fp16-model",
+            "gpu4pyscf-116-pypi-wheel-no-sm90-h100",
+            "mdanalysis-2956-aarch64-o3-fast-math-affinity-propagation",
+            "mmdeploy-278-trt7-nearest-resize-dbnet-recall",
+            "mne-python-10985-flexiblas-netlib-average-ref-proj",
+            "monai-2357-a100-tf32-test-tolerances",
+            "openmm-2046-volta-interaction-group-warp-sync",
+            "qutip-1495-scipy14-mkl-eigh-zero-eigenvalues",
+            "scikit-image-7941-accelerate-intel-vs-arm-weighted-moments",
+            "torchtitan-1732-pp-grad-accum-scale-grads",
+            "torchtune-2172-fsdp2-world-size-grad-scaling",
+            "trl-6024-dapo-normalizer-grad-accum-vs-steps-per-generation",
+            "yolov5-7937-colab-v100-amp-vs-fp32-boxes",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
