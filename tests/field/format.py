@@ -140,7 +140,26 @@ def problems(case: Any, name: str | None = None) -> list[str]:
         stated = [("driver" in spec) for _, spec in sides]
         if stated[0] != stated[1]:
             found.append("driver: state it on both sides or on neither")
+    found += _route_can_name(route, case.get("label"))
     return found
+
+
+# Rules about sections the field job never passes to capture: it hands its files over as data
+# (`data`), so a tokenizer or chat template file is a data item in the record.
+_NOT_CAPTURED = frozenset({"data.tokenizer", "data.template"})
+
+
+def _route_can_name(route: str, label: Any) -> list[str]:
+    """A capture or nvml label needs a rule whose facts the route's record can hold."""
+    rules = label.get("rules") if isinstance(label, dict) else None
+    if route == "imported" or not isinstance(rules, list) or not rules:
+        return []
+    if set(rules) <= _NOT_CAPTURED:
+        return [
+            f"label.rules: the {route} route records no tokenizer or template section; a "
+            "file the job reads is a data item (data.content)"
+        ]
+    return []
 
 
 def _label(label: Any) -> list[str]:

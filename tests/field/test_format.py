@@ -61,6 +61,22 @@ def test_sides_hold_only_what_their_route_can() -> None:
     )
 
 
+def test_a_capture_label_names_a_rule_its_record_can_hold() -> None:
+    # The field job hands a tokenizer or chat template file to capture as data: a label of
+    # only the tokenizer and template rules names sections no capture of the route has.
+    for route in ("capture", "nvml"):
+        only_tokenizer = case(NVML, route=route)
+        only_tokenizer["label"]["rules"] = ["data.tokenizer", "data.template"]
+        assert any(
+            "records no tokenizer or template section" in p for p in problems(only_tokenizer)
+        )
+        only_tokenizer["label"]["rules"].append("data.content")
+        assert not any("tokenizer or template" in p for p in problems(only_tokenizer))
+    imported = copy.deepcopy(IMPORTED)
+    imported["label"]["rules"] = ["data.tokenizer"]
+    assert not any("tokenizer or template" in p for p in problems(imported))
+
+
 def test_a_side_s_torch_is_a_release_string() -> None:
     good = case(NVML, route="capture", a={"torch": "2.9.1+cu128"}, b={"torch": "2.13.0"})
     assert problems(good) == []
