@@ -797,5 +797,23 @@ BATCHES: dict[str, frozenset[str]] = {
             "yolov5-7937-colab-v100-amp-vs-fp32-boxes",
         }
     ),
+    "2026-12-07z16": frozenset(
+        {
+            "basset-29-cudnn-nondeterministic-seeded-auc",
+            "diffrax-575-jax-050-threefry-brownian-tests",
+            "hf-16537-tokenizers-012-decoder-returns-parts",
+            "high-res-stereo-1-torchvision-021-totensor-float",
+            "jax-md-335-jax-050-threefry-ci-build",
+            "librosa-1428-yin-off-by-one-090",
+            "mteb-5377-stale-tokenizer-revision-transformers-v5",
+            "py-irt-44-set-order-unseeded-training",
+            "sd-webui-9359-cudnn-benchmark-relaunch-images",
+            "sglang-771-flashinfer-cu118-sampling-flagheads",
+            "skythought-26-qwq-chat-template-default-system-prompt",
+            "spacy-7493-v300-models-lowercase-augmentation",
+            "torchtune-2282-builder-init-rng-generate-output",
+            "vision-6040-a100-tf32-test-models-toggle",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
