@@ -61,6 +61,7 @@ from envsnap.diff.report import (
 from envsnap.diff.rules import Rule, RuleIndex, aspects
 from envsnap.diff.sides import DIFF_SIDES, Side, Sides, where
 from envsnap.diff.toolkit_libraries import join_toolkit_libraries
+from envsnap.diff.torch_companions import companions_alone
 from envsnap.diff.torch_wheel import join_wheel_consequences
 from envsnap.diff.versions import STEP_SIZE
 
@@ -524,6 +525,7 @@ def diff_documents(
     changes = [change for change in compute_changes(doc_a, doc_b) if not is_probe_result(change)]
     hits = without_covered(hits_for(changes, target), derived)
     hits = apply_gates([*hits, *derived, *advisory_hits(doc_a, doc_b)], doc_a, doc_b)
+    hits = companions_alone(hits, doc_a, doc_b)
     # After the gates: a folded version change keeps the severity its gate gave it.
     hits = fold_image_moves(hits)
     hits = join_gpu_consequences(hits, doc_a, doc_b)
