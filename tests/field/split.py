@@ -815,5 +815,25 @@ BATCHES: dict[str, frozenset[str]] = {
             "vision-6040-a100-tf32-test-models-toggle",
         }
     ),
+    "2026-12-07z17": frozenset(
+        {
+            "ao-4652-inductor-minmax-nan-codegen-fp8-nightly",
+            "comfyui-2824-stable-cascade-stage-c-fp16-unet-black",
+            "deepspeed-7898-zero3-default-stream-wait-nan-0187-h200",
+            "deepspeed-7985-bf16-optimizer-boundary-grad-leak-batch-layout",
+            "deepspeed-8061-zero2-overlap-comm-compile-multistream-nan",
+            "diffusers-9096-flux-fp16-overflow-turing",
+            "hf-47030-finegrained-fp8-deepgemm-sm100-ue8m0-scales",
+            "lerobot-4178-compile-model-split-scan-nan-loss",
+            "megatron-lm-6660-mfsdp-single-rank-dp-group-grad-doubling",
+            "np-26117-log-avx512-xeon-gold-6130-vs-e5-2660v4",
+            "onnxruntime-16105-qlinearconv-avx2-vs-avx512core-qgemm",
+            "pt-120545-inductor-freezing-conv-bn-fold-bf16-accuracy",
+            "pt-121253-inductor-freezing-addmm-beta-mkl-linear-cpu",
+            "pt-188492-triton-38-swin-bf16-inductor-accuracy-h100",
+            "swarmui-464-rtx4090-fast-fp8-matmul-vs-a6000",
+            "torchtitan-4024-inductor-index-inversion-loss-golden-nightly",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
