@@ -17,6 +17,12 @@ def full_pair() -> tuple[dict[str, Any], dict[str, Any]]:
     return copy.deepcopy(FULL), copy.deepcopy(FULL)
 
 
+def install(doc: dict[str, Any], name: str, version: str) -> None:
+    """Record `name` at `version` as installed, shaped like the fixture's own packages."""
+    installed = doc["packages"]["installed"]
+    installed[name] = {**installed["rich"], "name": name, "version": version}
+
+
 def as_volta(doc: dict[str, Any]) -> None:
     """Turn every GPU of a document into a V100 (compute capability 7.0: no TF32, no bf16)."""
     for device in doc["gpu"]["devices"].values():

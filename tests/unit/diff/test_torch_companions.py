@@ -7,12 +7,7 @@ from typing import Any
 import pytest
 
 from envsnap.diff import diff_documents
-from tests.helpers.manifests import full_pair
-
-
-def _install(doc: dict[str, Any], name: str, version: str) -> None:
-    installed = doc["packages"]["installed"]
-    installed[name] = {**installed["rich"], "name": name, "version": version}
+from tests.helpers.manifests import full_pair, install
 
 
 def _finding_at(a: dict[str, Any], b: dict[str, Any], path: str) -> tuple[int, str, str, str]:
@@ -36,8 +31,8 @@ def test_a_companion_bumped_under_one_torch_is_a_preprocessing_change(
     name: str, old: str, new: str
 ) -> None:
     a, b = full_pair()
-    _install(a, name, old)
-    _install(b, name, new)
+    install(a, name, old)
+    install(b, name, new)
     rank, rule, severity, title = _finding_at(a, b, f"packages.installed.{name}.version")
     assert (rank, rule, severity) == (1, "stack.preprocessing", "high")
     assert f"{name} {old} → {new}" in title and "the same torch on both sides" in title
@@ -45,8 +40,8 @@ def test_a_companion_bumped_under_one_torch_is_a_preprocessing_change(
 
 def test_a_companion_bumped_with_torch_stays_in_the_torch_finding() -> None:
     a, b = full_pair()
-    _install(a, "torchvision", "0.18.1")
-    _install(b, "torchvision", "0.19.0")
+    install(a, "torchvision", "0.18.1")
+    install(b, "torchvision", "0.19.0")
     b["packages"]["installed"]["torch"]["version"] = "2.4.0"
     findings = diff_documents(a, b, target="close").findings
     assert not [f for f in findings if f.rule == "stack.preprocessing"]
@@ -57,8 +52,8 @@ def test_a_companion_bumped_with_torch_stays_in_the_torch_finding() -> None:
 def test_a_companion_beside_an_unknown_torch_stays_in_the_torch_family() -> None:
     # Without torch's version on both sides nothing says the kernels stayed the same.
     a, b = full_pair()
-    _install(a, "torchvision", "0.2.0")
-    _install(b, "torchvision", "0.2.1")
+    install(a, "torchvision", "0.2.0")
+    install(b, "torchvision", "0.2.1")
     for doc in (a, b):
         del doc["packages"]["installed"]["torch"]
         doc["torch"]["version"] = None
