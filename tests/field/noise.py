@@ -372,8 +372,9 @@ def _report_noise(
             filled["python"] = f"{series}.{mine.choice(PYTHON_PATCHES[series])}"
     if "torch" not in facts and _rendered(case):
         # The script prints the torch it imported ("N/A" only when none imports): a release the
-        # thread states for one side only is the other side's stand-in too, not "no torch".
-        stated = [f["torch"] for f in both if "torch" in f]
+        # thread states for one side only is the other side's stand-in too, not "no torch";
+        # its public release only, as the local tag (+cu115) is the build, which may differ.
+        stated = [str(f["torch"]).split("+", 1)[0] for f in both if "torch" in f]
         if stated:
             filled["torch"] = stated[0]
     driver = facts.get("driver")

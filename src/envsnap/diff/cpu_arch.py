@@ -22,7 +22,8 @@ from envsnap.diff.os_family import OS_CAUSE, os_families
 Doc = dict[str, Any]
 ARCH_RULE = "hw.cpu-arch"
 _ARCH_PATH = "system.cpu.architecture"
-# One instruction set per entry, by every name `platform.machine()` gives it.
+# One instruction set per entry, by every name `platform.machine()` gives it. Not `armv8l`:
+# Linux says that of a 32-bit ARM process on an ARMv8 CPU, another instruction set than arm64.
 _SPELLINGS: dict[str, str] = {
     "x86_64": "x86-64",
     "amd64": "x86-64",
@@ -30,8 +31,6 @@ _SPELLINGS: dict[str, str] = {
     "em64t": "x86-64",
     "aarch64": "arm64",
     "arm64": "arm64",
-    "armv8": "arm64",
-    "armv8l": "arm64",
     "i386": "x86",
     "i486": "x86",
     "i586": "x86",

@@ -103,7 +103,7 @@ def apply_gates(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:
         elif no_tf32 and hit.rule in TF32_RULES:
             out.append(replace(hit, severity=_LOW, active=False))
         elif spelling_only(hit):
-            qualifier = "one instruction set, named as each OS names it"
+            qualifier = "one instruction set under two names"
             out.append(replace(hit, severity=_INFO, active=False, qualifier=qualifier))
         elif (step := within_series(hit)) is not None:
             severity, qualifier = step

@@ -22,12 +22,16 @@ Doc = dict[str, Any]
 TORCH_RULE = "stack.torch"
 PREPROCESSING_RULE = "stack.preprocessing"
 _COMPANION = re.compile(r"packages\.installed\.(torchvision|torchaudio|torchcodec)\.version")
-_TORCH_VERSION = "packages.installed.torch.version"
+_TORCH_PATHS = ("packages.installed.torch.version", "cuda_stack.torch_version", "torch.version")
 
 
 def _torch(doc: Doc) -> str | None:
-    version = get(doc, _TORCH_VERSION) or get(doc, "torch.version")
-    return version if isinstance(version, str) else None
+    """torch's version as the record states it: installed, as CUDA-stack facts, or at runtime."""
+    for path in _TORCH_PATHS:
+        version = get(doc, path)
+        if isinstance(version, str):
+            return version
+    return None
 
 
 def companions_alone(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:

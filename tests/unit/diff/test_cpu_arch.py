@@ -27,7 +27,17 @@ def test_names_of_one_instruction_set_are_the_same(a: str, b: str) -> None:
     assert same_instruction_set(a, b)
 
 
-@pytest.mark.parametrize(("a", "b"), [("x86_64", "arm64"), ("x86_64", "ppc64le"), ("x86", "x86")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("x86_64", "arm64"),
+        ("x86_64", "ppc64le"),
+        ("x86", "x86"),
+        ("armv8l", "aarch64"),
+        ("armv7l", "arm64"),
+        ("s390x", "x86_64"),
+    ],
+)
 def test_other_instruction_sets_or_equal_names_are_not_a_spelling(a: str, b: str) -> None:
     assert not same_instruction_set(a, b)
 

@@ -57,6 +57,31 @@ def test_a_companion_beside_an_unknown_torch_stays_in_the_torch_family() -> None
     for doc in (a, b):
         del doc["packages"]["installed"]["torch"]
         doc["torch"]["version"] = None
+        doc["cuda_stack"]["torch_version"] = None
     rules = {f.rule for f in diff_documents(a, b, target="close").findings}
     assert "stack.torch" in rules
+    assert "stack.preprocessing" not in rules
+
+
+def test_torch_stated_only_as_cuda_stack_facts_is_still_one_torch() -> None:
+    # An import may state torch only where it read the CUDA stack.
+    a, b = full_pair()
+    install(a, "torchvision", "0.18.0")
+    install(b, "torchvision", "0.19.0")
+    for doc in (a, b):
+        del doc["packages"]["installed"]["torch"]
+        doc["torch"]["version"] = None
+        doc["cuda_stack"]["torch_version"] = "2.4.0+cu121"
+    rules = {f.rule for f in diff_documents(a, b, target="close").findings}
+    assert "stack.preprocessing" in rules
+
+
+def test_a_companion_beside_another_torch_build_stays_in_the_torch_family() -> None:
+    # 2.4.0+cu121 against 2.4.0+cu118: the release is one, the build (and its kernels) is not.
+    a, b = full_pair()
+    install(a, "torchvision", "0.19.0")
+    install(b, "torchvision", "0.19.1")
+    a["packages"]["installed"]["torch"]["version"] = "2.4.0+cu121"
+    b["packages"]["installed"]["torch"]["version"] = "2.4.0+cu118"
+    rules = {f.rule for f in diff_documents(a, b, target="close").findings}
     assert "stack.preprocessing" not in rules

@@ -49,7 +49,7 @@ def collect(context: CaptureContext) -> EnvSection:
     return EnvSection(
         variables=dict(sorted(variables.items())),
         prefixes=list(prefixes),
-        names=sorted(names),
+        names=sorted(names - excluded),  # an excluded name was not looked at
         redacted=sorted(redacted),
     )
 
