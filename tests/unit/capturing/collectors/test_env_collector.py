@@ -83,6 +83,15 @@ def test_families_are_configurable() -> None:
     assert section.prefixes == ["MYAPP_"] and section.names == ["HOME"]
 
 
+def test_an_excluded_name_is_not_listed_as_looked_for() -> None:
+    # A reader takes a listed name that is absent from `variables` as unset: an excluded one
+    # was never looked at.
+    config = CaptureConfig(env_names=("HOME", "PYTHONHASHSEED"), env_exclude=("PYTHONHASHSEED",))
+    section = _collect({**ENV, "PYTHONHASHSEED": "0"}, config)
+    assert "PYTHONHASHSEED" not in section.variables
+    assert "PYTHONHASHSEED" not in section.names and "HOME" in section.names
+
+
 def test_empty_environment() -> None:
     section = _collect({})
     assert section.variables == {} and section.redacted == []
