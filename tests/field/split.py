@@ -835,5 +835,20 @@ BATCHES: dict[str, frozenset[str]] = {
             "torchtitan-4024-inductor-index-inversion-loss-golden-nightly",
         }
     ),
+    "2026-12-07z18": frozenset(
+        {
+            "gpu4pyscf-590-nvcc-131-fixes-ecp-blackwell",
+            "kokkos-352-parallel-reduce-k2200-maxwell-vs-kepler",
+            "kokkos-398-inter-block-reduce-pascal-vs-kepler",
+            "llama-cpp-28581-nvcc-1321-vs-1322-iq-dequant-sm120",
+            "pt-117144-inductor-mixed-mm-triton-template-v100",
+            "pt-175868-hipblas-hipblaslt-accuracy-rocm70-vs-rocm721",
+            "pt-180926-mi300-xf32-vs-nvidia-tf32-tolerances",
+            "pt-182256-mps-mpp-sdpa-cooperative-tensor-m4-vs-m5",
+            "pt-95188-mps-linear-macos1321-vs-macos131",
+            "tensorrt-4822-parakeet-encoder-rtx5090-vs-rtx3090",
+            "theano-5475-driver-375-nan-gtx750",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
