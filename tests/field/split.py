@@ -850,5 +850,13 @@ BATCHES: dict[str, frozenset[str]] = {
             "theano-5475-driver-375-nan-gtx750",
         }
     ),
+    "2026-12-07z19": frozenset(
+        {
+            "mxnet-20876-g5-a10g-ci-tf32-test-tolerances",
+            "onnxruntime-14642-dynamic-quant-bert-skylake-vs-e5-2650",
+            "onnxruntime-26324-shufflenet-int8-avx512vnni-amx-xeon-5412u",
+            "pt-131958-torch240-windows-cpu-conv-unstable",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
