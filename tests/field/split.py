@@ -858,5 +858,22 @@ BATCHES: dict[str, frozenset[str]] = {
             "pt-131958-torch240-windows-cpu-conv-unstable",
         }
     ),
+    "2026-12-07z20": frozenset(
+        {
+            "cudf-23150-decimal128-groupby-sum-blackwell-vs-h100",
+            "darts-2771-zurich-dataset-hash-apple-silicon",
+            "gptqmodel-1183-marlin-rtx4090-vs-a100-dynamic-ppl",
+            "gptqmodel-2600-per-gpu-eval-baselines-a100-rtx4090",
+            "lmdeploy-1027-triton-flash-kernel-sm70-garbage",
+            "lmdeploy-4920-triton-35-36-paged-attention-reduce-miscompile",
+            "pynndescent-199-spearmanr-ppc64el-debian",
+            "sktime-8620-rotationforest-aarch64-one-label",
+            "sympy-26823-fortran-rms-i686-nonzero",
+            "text-generation-inference-2281-ci-g5-a10g-to-g6-l4-snapshot",
+            "text-generation-inference-2428-cuda-121-to-124-snapshots",
+            "text-generation-inference-2862-flashinfer-016-to-020-snapshots",
+            "warp-1920-mixed-width-texture-sampling-l40-sm89",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
