@@ -875,5 +875,18 @@ BATCHES: dict[str, frozenset[str]] = {
             "warp-1920-mixed-width-texture-sampling-l40-sm89",
         }
     ),
+    "2026-12-07z21": frozenset(
+        {
+            "envpool-363-linux-arm64-mujoco-alignment-drift",
+            "gymnasium-1530-mujoco-350-seeded-rollout-changed",
+            "gymnasium-1626-text-charset-pythonhashseed",
+            "gymnasium-950-pusher-v4-mujoco-3-collision",
+            "icefall-197-yesno-shuffle-data-order",
+            "lhotse-1288-libsndfile-default-opus-8khz",
+            "lhotse-764-torchaudio012-mp3-info-zero-frames",
+            "nvdiffrast-62-a100-opengl-depth-test-empty-pixels",
+            "pyannote-1567-num-speakers-310-clustering",
+        }
+    ),
 }
 FRESH = frozenset().union(*BATCHES.values())
