@@ -20,6 +20,9 @@ _INFO: tuple[Severity, Severity, Severity] = ("info", "info", "info")
 
 
 # --- PYTHONHASHSEED ------------------------------------------------------------------------
+_HASH_SEED = "PYTHONHASHSEED"
+
+
 def hash_seed_open(doc: Doc) -> bool | None:
     """True when str hashing is salted per process (PYTHONHASHSEED unset or 'random'), False
     when it is fixed, None when the side records neither the variable nor python."""
@@ -35,9 +38,6 @@ def hash_seed_open(doc: Doc) -> bool | None:
     else:
         return None
     return value is None or value == "random"
-
-
-_HASH_SEED = "PYTHONHASHSEED"
 
 
 def selected(doc: Doc, name: str) -> bool:

@@ -17,21 +17,18 @@ from dataclasses import replace
 from typing import Any
 
 from envsnap.diff.derived import Hit, get
+from envsnap.diff.device import torch_version
 
 Doc = dict[str, Any]
 TORCH_RULE = "stack.torch"
 PREPROCESSING_RULE = "stack.preprocessing"
 _COMPANION = re.compile(r"packages\.installed\.(torchvision|torchaudio|torchcodec)\.version")
-_TORCH_PATHS = ("packages.installed.torch.version", "cuda_stack.torch_version", "torch.version")
 
 
 def _torch(doc: Doc) -> str | None:
-    """torch's version as the record states it: installed, as CUDA-stack facts, or at runtime."""
-    for path in _TORCH_PATHS:
-        version = get(doc, path)
-        if isinstance(version, str):
-            return version
-    return None
+    """torch's version as the record states it: installed, else as CUDA-stack or runtime facts."""
+    installed = get(doc, "packages.installed.torch.version")
+    return installed if isinstance(installed, str) else torch_version(doc)
 
 
 def companions_alone(hits: list[Hit], a: Doc, b: Doc) -> list[Hit]:

@@ -19,6 +19,14 @@ def _finding_at(a: dict[str, Any], b: dict[str, Any], path: str) -> tuple[int, s
     return finding.rank, finding.rule, finding.severity, finding.title
 
 
+def _torch_only_in_cuda_stack(a: dict[str, Any], b: dict[str, Any], version: str | None) -> None:
+    """Both sides state torch's version, if at all, only among their CUDA-stack facts."""
+    for doc in (a, b):
+        del doc["packages"]["installed"]["torch"]
+        doc["torch"]["version"] = None
+        doc["cuda_stack"]["torch_version"] = version
+
+
 @pytest.mark.parametrize(
     ("name", "old", "new"),
     [
@@ -54,10 +62,7 @@ def test_a_companion_beside_an_unknown_torch_stays_in_the_torch_family() -> None
     a, b = full_pair()
     install(a, "torchvision", "0.2.0")
     install(b, "torchvision", "0.2.1")
-    for doc in (a, b):
-        del doc["packages"]["installed"]["torch"]
-        doc["torch"]["version"] = None
-        doc["cuda_stack"]["torch_version"] = None
+    _torch_only_in_cuda_stack(a, b, None)
     rules = {f.rule for f in diff_documents(a, b, target="close").findings}
     assert "stack.torch" in rules
     assert "stack.preprocessing" not in rules
@@ -68,10 +73,7 @@ def test_torch_stated_only_as_cuda_stack_facts_is_still_one_torch() -> None:
     a, b = full_pair()
     install(a, "torchvision", "0.18.0")
     install(b, "torchvision", "0.19.0")
-    for doc in (a, b):
-        del doc["packages"]["installed"]["torch"]
-        doc["torch"]["version"] = None
-        doc["cuda_stack"]["torch_version"] = "2.4.0+cu121"
+    _torch_only_in_cuda_stack(a, b, "2.4.0+cu121")
     rules = {f.rule for f in diff_documents(a, b, target="close").findings}
     assert "stack.preprocessing" in rules
 
